@@ -1,0 +1,37 @@
+# One target per routine task. `make demo` and `make test` do all set-up themselves.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck check bench golden clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)  ## the main job: a simulated game replayed on screen
+	$(BIN)/minodice demo
+
+test: $(STAMP)  ## the whole test suite, type check and lint
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+bench: $(STAMP)  ## engine speed against OpenSpiel's oh_hell (installs open_spiel)
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python benchmarks/engine.py
+
+golden: $(STAMP)  ## regenerate tests/golden from its script
+	$(BIN)/python tests/golden/regenerate.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

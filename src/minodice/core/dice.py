@@ -1,0 +1,290 @@
+"""Dice sets, die kinds, faces and hands: the value objects of the game.
+
+A dice set is *data* (a JSON file shipped in ``core/data``), not code, so that a user can
+correct or invent one (RULES.md, Components). Everything the engine needs at speed is
+precomputed here once per set: small-integer face codes, per-kind face tables and the
+bit layout of a hand key.
+
+Face codes are small integers chosen so that comparisons are cheap:
+``0`` is a flag, ``1..99`` a number, and ``100 + role`` a symbol, where the role is
+``0`` for the minotaur (skull-king), ``1`` for the griffin (pirate) and ``2`` for the mermaid.
+
+>>> mino = load_dice_set("mino")
+>>> mino.kind("red")
+DieKind('red')
+>>> [str(f) for f in mino.kind("gray").faces]
+['flag', 'flag', 'flag', '1', '1', '7']
+>>> str(Hand.from_str(mino, "red,griffin,red"))
+'griffin,red,red'
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cache
+from importlib import resources
+from typing import Any
+
+FLAG = 0
+SYMBOL_BASE = 100
+MINOTAUR_ROLE, GRIFFIN_ROLE, MERMAID_ROLE = 0, 1, 2
+KIND_BITS = 4  # a hand holds at most 8 dice of a kind (round 8), so 4 bits per kind suffice
+KIND_MASK = (1 << KIND_BITS) - 1
+MAX_KINDS = 12
+
+BUILTIN_DICE_SETS = ("mino", "skull-king")
+
+
+class DiceSetError(ValueError):
+    """A dice-set file that cannot describe a playable set."""
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """One face of a die as it shows after a roll.
+
+    ``str()`` is the record notation: ``"flag"``, ``"7"`` or the symbol's name.
+    """
+
+    code: int
+    name: str
+
+    @property
+    def is_flag(self) -> bool:
+        return self.code == FLAG
+
+    @property
+    def is_symbol(self) -> bool:
+        return self.code >= SYMBOL_BASE
+
+    @property
+    def is_number(self) -> bool:
+        return FLAG < self.code < SYMBOL_BASE
+
+    @property
+    def record_value(self) -> int | str:
+        """The JSON value of this face in a record: an int for numbers, else a name."""
+        return self.code if self.is_number else self.name
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Face({self.name!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class DieKind:
+    """A kind of die (``red``, ``griffin``...). Number kinds are also the follow colours (R9)."""
+
+    name: str
+    index: int
+    count: int
+    colour: str
+    special: bool
+    faces: tuple[Face, ...] = field(repr=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"DieKind({self.name!r})"
+
+    def roll_outcomes(self) -> list[tuple[Face, Fraction]]:
+        """Each distinct face with its exact probability (each of six faces is 1/6, R8)."""
+        seen: dict[Face, Fraction] = {}
+        for face in self.faces:
+            seen[face] = seen.get(face, Fraction(0)) + Fraction(1, 6)
+        return list(seen.items())
+
+
+class DiceSet:
+    """A named dice set with precomputed tables for the engine."""
+
+    __slots__ = (
+        "_face_by_name",
+        "_faces",
+        "_hands",
+        "_kind_by_name",
+        "face_codes",
+        "kinds",
+        "legal_cache",
+        "name",
+        "shift",
+        "size",
+        "special",
+        "symbols",
+        "title",
+    )
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        try:
+            self.name: str = str(data["name"])
+            self.title: str = str(data.get("title", self.name))
+            symbols = tuple(str(s) for s in data["symbols"])
+            raw_kinds = list(data["kinds"])
+        except (KeyError, TypeError) as exc:
+            raise DiceSetError(f"dice set needs name, symbols and kinds: {exc}") from exc
+        if len(symbols) != 3 or len(set(symbols)) != 3:
+            raise DiceSetError("a dice set names exactly three distinct symbols")
+        if not 1 <= len(raw_kinds) <= MAX_KINDS:
+            raise DiceSetError(f"a dice set has 1 to {MAX_KINDS} kinds")
+        self.symbols: tuple[str, str, str] = (symbols[0], symbols[1], symbols[2])
+        self._face_by_name: dict[str, Face] = {"flag": Face(FLAG, "flag")}
+        for role, sym in enumerate(self.symbols):
+            self._face_by_name[sym] = Face(SYMBOL_BASE + role, sym)
+        for number in range(1, SYMBOL_BASE):
+            self._face_by_name[str(number)] = Face(number, str(number))
+        self._faces: dict[int, Face] = {f.code: f for f in self._face_by_name.values()}
+        kinds: list[DieKind] = []
+        for index, raw in enumerate(raw_kinds):
+            kinds.append(self._parse_kind(index, raw))
+        names = [k.name for k in kinds]
+        if len(set(names)) != len(names):
+            raise DiceSetError("die kind names must be distinct")
+        self.kinds: tuple[DieKind, ...] = tuple(kinds)
+        self.size = sum(k.count for k in kinds)
+        self._kind_by_name = {k.name: k for k in kinds}
+        self.face_codes: tuple[tuple[int, ...], ...] = tuple(
+            tuple(f.code for f in k.faces) for k in kinds
+        )
+        self.special: tuple[bool, ...] = tuple(k.special for k in kinds)
+        self.shift: tuple[int, ...] = tuple(1 << (KIND_BITS * k.index) for k in kinds)
+        self._hands: dict[int, Hand] = {}
+        # Memo of legal die choices, keyed by (hand key, follow kind); filled by the engine.
+        self.legal_cache: dict[int, Any] = {}
+
+    def _parse_kind(self, index: int, raw: Any) -> DieKind:
+        try:
+            name = str(raw["name"])
+            count = int(raw["count"])
+            special = bool(raw.get("special", False))
+            colour = str(raw.get("colour", name))
+            raw_faces = list(raw["faces"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DiceSetError(f"die kind #{index + 1}: {exc}") from exc
+        if len(raw_faces) != 6:
+            raise DiceSetError(f"die kind {name!r} must have six faces")
+        if count < 1:
+            raise DiceSetError(f"die kind {name!r} needs a positive count")
+        faces = tuple(self.face(f) for f in raw_faces)
+        return DieKind(name, index, count, colour, special, faces)
+
+    # -- lookups -------------------------------------------------------------------------
+
+    def kind(self, name: str) -> DieKind:
+        """The die kind called ``name``; ``KeyError`` if the set has none."""
+        return self._kind_by_name[name]
+
+    def has_kind(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._kind_by_name
+
+    def face(self, value: int | str) -> Face:
+        """Parse a face from its record value (``7``, ``"7"``, ``"flag"``, ``"griffin"``)."""
+        try:
+            return self._face_by_name[str(value)]
+        except KeyError:
+            raise ValueError(f"{value!r} is not a face of the {self.name} dice set") from None
+
+    def face_of_code(self, code: int) -> Face:
+        return self._faces[code]
+
+    def symbol_role(self, face: Face) -> int | None:
+        """0, 1 or 2 for a symbol face (minotaur, griffin, mermaid role), else None."""
+        return face.code - SYMBOL_BASE if face.is_symbol else None
+
+    def hand_of_key(self, key: int) -> Hand:
+        hand = self._hands.get(key)
+        if hand is None:
+            counts = tuple((key >> (KIND_BITS * i)) & KIND_MASK for i in range(len(self.kinds)))
+            hand = self._hands[key] = Hand(self, key, counts)
+        return hand
+
+    def hand_of_counts(self, counts: tuple[int, ...] | list[int]) -> Hand:
+        key = 0
+        for i, c in enumerate(counts):
+            key += c << (KIND_BITS * i)
+        return self.hand_of_key(key)
+
+    def __repr__(self) -> str:
+        return f"load_dice_set({self.name!r})"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Hand:
+    """A multiset of die kinds (a player's dice behind the screen). Interned per dice set.
+
+    ``str()`` is the comma-separated kind names in the set's order, as the ``advise``
+    command takes them; ``key`` is the engine's integer encoding (4 bits per kind).
+    """
+
+    __slots__ = ("counts", "dice_set", "key", "size")
+
+    def __init__(self, dice_set: DiceSet, key: int, counts: tuple[int, ...]) -> None:
+        self.dice_set = dice_set
+        self.key = key
+        self.counts = counts
+        self.size = sum(counts)
+
+    @classmethod
+    def from_kinds(cls, dice_set: DiceSet, kinds: list[str] | tuple[str, ...]) -> Hand:
+        counts = [0] * len(dice_set.kinds)
+        for name in kinds:
+            counts[dice_set.kind(name).index] += 1
+        return dice_set.hand_of_counts(counts)
+
+    @classmethod
+    def from_str(cls, dice_set: DiceSet, text: str) -> Hand:
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        return cls.from_kinds(dice_set, parts)
+
+    def kinds(self) -> list[DieKind]:
+        """The dice one by one, in the set's kind order."""
+        out: list[DieKind] = []
+        for kind, count in zip(self.dice_set.kinds, self.counts, strict=True):
+            out.extend([kind] * count)
+        return out
+
+    def names(self) -> list[str]:
+        return [k.name for k in self.kinds()]
+
+    def count(self, kind: DieKind) -> int:
+        return self.counts[kind.index]
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __str__(self) -> str:
+        return ",".join(self.names())
+
+    def __repr__(self) -> str:
+        return f"Hand.from_str(load_dice_set({self.dice_set.name!r}), {str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Hand) and other.key == self.key and other.dice_set is self.dice_set
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+@cache
+def load_dice_set(name: str = "mino") -> DiceSet:
+    """Load one of the dice sets shipped with the package (``mino`` or ``skull-king``)."""
+    if name not in BUILTIN_DICE_SETS:
+        raise DiceSetError(
+            f"unknown dice set {name!r}; choose one of {', '.join(BUILTIN_DICE_SETS)}"
+        )
+    text = resources.files("minodice.core").joinpath("data", f"{name}.json").read_text("utf-8")
+    return DiceSet(json.loads(text))
+
+
+def dice_set_from_file(path: str) -> DiceSet:
+    """Load a user's own dice-set JSON file (same shape as the shipped ones)."""
+    with open(path, encoding="utf-8") as fh:
+        return DiceSet(json.load(fh))

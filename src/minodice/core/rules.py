@@ -1,0 +1,185 @@
+"""The rules as small pure functions: game length, trick winner with its reason, scoring.
+
+The engine in :mod:`minodice.core.state` resolves tricks incrementally for speed; the
+functions here are the plain statement of R2, R10, R12–R16, used to explain a trick on
+screen, to score a record independently, and by the tests to check the fast path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from minodice.core.dice import (
+    FLAG,
+    GRIFFIN_ROLE,
+    MERMAID_ROLE,
+    MINOTAUR_ROLE,
+    SYMBOL_BASE,
+    DiceSet,
+)
+
+MIN_PLAYERS, MAX_PLAYERS = 3, 6
+MINOTAUR_BONUS_PER_GRIFFIN = 30
+MERMAID_BONUS = 50
+
+
+class Variant(StrEnum):
+    """Scoring variant: ``standard`` (R12–R14) or ``simplified`` (R15)."""
+
+    STANDARD = "standard"
+    SIMPLIFIED = "simplified"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def rounds_for(players: int) -> int:
+    """R2: 8 rounds with 3 or 4 players, 7 with 5, 6 with 6."""
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"Mino Dice is for 3 to 6 players, not {players} (R1)")
+    return {3: 8, 4: 8, 5: 7, 6: 6}[players]
+
+
+# Winning symbol role by the set of symbol roles showing (bit 1 << role), R10.1:
+# alone a symbol wins; minotaur > griffin > mermaid > minotaur; all three: mermaid.
+WINNING_ROLE: tuple[int, ...] = (
+    -1,             # no symbol
+    MINOTAUR_ROLE,  # minotaur
+    GRIFFIN_ROLE,   # griffin
+    MINOTAUR_ROLE,  # minotaur + griffin
+    MERMAID_ROLE,   # mermaid
+    MERMAID_ROLE,   # minotaur + mermaid
+    GRIFFIN_ROLE,   # griffin + mermaid
+    MERMAID_ROLE,   # all three
+)
+
+
+class Reason(StrEnum):
+    """Why a trick was won; the screen turns these into words (and translations)."""
+
+    ALL_THREE = "all-three"        # all three symbols: the mermaid wins
+    BEATS = "beats"                # a symbol beats the other symbol showing
+    ONLY_SYMBOL = "only-symbol"    # one kind of symbol, it beats numbers and flags
+    SAME_SYMBOL = "same-symbol"    # several of one symbol: the last rolled wins
+    HIGHEST = "highest"            # the highest number
+    TIE = "tie"                    # highest number tied: the later roll wins
+    ONLY_FLAGS = "only-flags"      # only flags: the leader wins
+
+
+@dataclass(frozen=True, slots=True)
+class TrickResult:
+    """The outcome of one finished trick."""
+
+    winner: int          # the winning player's seat
+    winning_roll: int    # index of the winning roll within the trick
+    reason: Reason
+    beaten_role: int     # for BEATS: the role beaten; else -1
+    bonus: int           # R14 bonus the winner earns if their bid is right (standard variant)
+
+
+def resolve_trick(rolls: Sequence[tuple[int, int]]) -> TrickResult:
+    """R10 and R14 for a trick given as ``(seat, face code)`` pairs in rolling order.
+
+    >>> resolve_trick([(0, 6), (1, 7), (2, 2), (3, 0)]).winner   # worked example 1
+    1
+    >>> r = resolve_trick([(0, 101), (1, 100), (2, 102)])        # all three symbols
+    >>> r.winner, r.reason.value, r.bonus
+    (2, 'all-three', 50)
+    """
+    if not rolls:
+        raise ValueError("a trick needs at least one roll")
+    mask = 0
+    last_of_role = [-1, -1, -1]
+    role_count = [0, 0, 0]
+    for i, (_, code) in enumerate(rolls):
+        if code >= SYMBOL_BASE:
+            role = code - SYMBOL_BASE
+            mask |= 1 << role
+            last_of_role[role] = i
+            role_count[role] += 1
+    if mask:
+        role = WINNING_ROLE[mask]
+        index = last_of_role[role]
+        kinds_showing = bin(mask).count("1")
+        beaten = -1
+        if kinds_showing == 3:
+            reason = Reason.ALL_THREE
+        elif kinds_showing == 2:
+            reason = Reason.BEATS
+            beaten = next(r for r in range(3) if mask & (1 << r) and r != role)
+        elif role_count[role] > 1:
+            reason = Reason.SAME_SYMBOL
+        else:
+            reason = Reason.ONLY_SYMBOL
+        bonus = 0
+        if role == MINOTAUR_ROLE:
+            bonus = MINOTAUR_BONUS_PER_GRIFFIN * role_count[GRIFFIN_ROLE]
+        elif role == MERMAID_ROLE and mask & (1 << MINOTAUR_ROLE):
+            bonus = MERMAID_BONUS
+        return TrickResult(rolls[index][0], index, reason, beaten, bonus)
+    best, index = FLAG, -1
+    for i, (_, code) in enumerate(rolls):
+        if code > FLAG and code >= best:
+            best, index = code, i
+    if index < 0:
+        return TrickResult(rolls[0][0], 0, Reason.ONLY_FLAGS, -1, 0)
+    tied = sum(1 for _, code in rolls if code == best) > 1
+    return TrickResult(rolls[index][0], index, Reason.TIE if tied else Reason.HIGHEST, -1, 0)
+
+
+def explain(dice_set: DiceSet, result: TrickResult, winning_face: int) -> str:
+    """English words for why a trick was won, as ``minodice replay`` prints them.
+
+    >>> from minodice.core.dice import load_dice_set
+    >>> mino = load_dice_set("mino")
+    >>> explain(mino, resolve_trick([(0, 102), (1, 100)]), 102)
+    'mermaid beats minotaur'
+    """
+    sym = dice_set.symbols
+    if result.reason is Reason.ALL_THREE:
+        return f"all three symbols: {sym[MERMAID_ROLE]} wins"
+    if result.reason is Reason.BEATS:
+        return f"{sym[winning_face - SYMBOL_BASE]} beats {sym[result.beaten_role]}"
+    if result.reason is Reason.ONLY_SYMBOL:
+        return f"{sym[winning_face - SYMBOL_BASE]} beats numbers and flags"
+    if result.reason is Reason.SAME_SYMBOL:
+        return f"several {sym[winning_face - SYMBOL_BASE]}s: the last rolled wins"
+    if result.reason is Reason.HIGHEST:
+        return f"{winning_face} is highest"
+    if result.reason is Reason.TIE:
+        return f"{winning_face} is highest; the later roll wins a tie"
+    return "only flags: the leader wins"
+
+
+def round_points(
+    bid: int, won: int, round_no: int, bonus: int, variant: Variant
+) -> tuple[int, int]:
+    """R12–R15: ``(points, bonus part)`` for one player's round.
+
+    ``bonus`` is the R14 bonus collected in tricks that player won; it counts only
+    when the bid is exactly right, and never in the simplified variant.
+
+    >>> round_points(0, 1, 5, 0, Variant.STANDARD), round_points(0, 0, 5, 0, Variant.STANDARD)
+    ((-50, 0), (50, 0))
+    >>> round_points(3, 1, 5, 0, Variant.STANDARD), round_points(2, 2, 5, 60, Variant.STANDARD)
+    ((-20, 0), (100, 60))
+    >>> round_points(3, 1, 5, 0, Variant.SIMPLIFIED), round_points(2, 2, 5, 60, Variant.SIMPLIFIED)
+    ((0, 0), (40, 0))
+    """
+    made = bid == won
+    simplified = variant is Variant.SIMPLIFIED
+    if made:
+        base = 10 * round_no if bid == 0 else 20 * bid
+        extra = 0 if simplified else bonus
+        return base + extra, extra
+    if simplified:
+        return 0, 0
+    return (-10 * round_no if bid == 0 else -10 * abs(bid - won)), 0
+
+
+def winners(totals: Sequence[int]) -> list[int]:
+    """R16: every player on the highest total (ties share the victory)."""
+    top = max(totals)
+    return [seat for seat, total in enumerate(totals) if total == top]

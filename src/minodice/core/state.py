@@ -1,0 +1,588 @@
+"""The game state: a fast, pure, mutable engine for one game of Mino Dice.
+
+Design (after OpenSpiel): the state says who acts next through :attr:`GameState.current_player`
+— a seat, :data:`CHANCE` or :data:`TERMINAL`. Drawing a hand and rolling a chosen die are
+*chance* steps: :meth:`chance_outcomes` lists them with exact probabilities,
+:meth:`sample_chance` draws one with a generator the caller supplies, and
+:meth:`apply_chance` applies a given one (which is how a record is replayed). The engine
+owns no randomness, reads no clock and does no I/O.
+
+Bidding is simultaneous and secret (R6): any seat still to bid may bid, in any order, and
+nothing about a bid is visible through :mod:`minodice.core.view` until all are in. For
+sequential drivers, ``current_player`` names the next seat (from the round's start player)
+that has not bid yet.
+
+Speed: hands are integers (4 bits per die kind), legal die choices are memoised per
+(hand, colour to follow), tricks are resolved incrementally as the dice are rolled, and
+actions and outcomes are interned objects, so a step allocates almost nothing.
+
+>>> import random
+>>> state = GameState.new(players=4, seed_starter=0)
+>>> rng = random.Random(7)
+>>> while not state.is_terminal():
+...     if state.current_player == CHANCE:
+...         state.apply_chance(state.sample_chance(rng))
+...     else:
+...         actions = state.legal_actions()
+...         state.apply(actions[int(rng.random() * len(actions))])
+>>> len(state.totals), state.round_no
+(4, 8)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from enum import IntEnum
+from fractions import Fraction
+from math import comb
+
+from minodice.core.actions import BIDS, Action, Bid, Roll
+from minodice.core.dice import (
+    FLAG,
+    KIND_BITS,
+    KIND_MASK,
+    SYMBOL_BASE,
+    DiceSet,
+    Face,
+    Hand,
+    load_dice_set,
+)
+from minodice.core.errors import PLAYER, IllegalActionError
+from minodice.core.rules import (
+    MAX_PLAYERS,
+    MERMAID_BONUS,
+    MIN_PLAYERS,
+    MINOTAUR_BONUS_PER_GRIFFIN,
+    WINNING_ROLE,
+    Variant,
+    round_points,
+    rounds_for,
+    winners,
+)
+
+CHANCE = -1
+TERMINAL = -4
+
+Outcome = Hand | Face
+RollEntry = tuple[int, int, int]  # (seat, kind index, face code)
+
+
+class Phase(IntEnum):
+    """Where the game stands; DRAW and ROLL are chance steps."""
+
+    DRAW = 0
+    BID = 1
+    PLAY = 2
+    ROLL = 3
+    OVER = 4
+
+
+_DRAW, _BID, _PLAY, _ROLL, _OVER = Phase.DRAW, Phase.BID, Phase.PLAY, Phase.ROLL, Phase.OVER
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """The parameters of a game: with the event list, everything a game is (STYLE 6)."""
+
+    players: int
+    dice_set: DiceSet
+    variant: Variant = Variant.STANDARD
+    first_starter: int = 0
+
+    @property
+    def rounds(self) -> int:
+        return rounds_for(self.players)
+
+
+class _Tables:
+    """Per-dice-set lookup tables shared by every state of that set (pure memo)."""
+
+    __slots__ = ("face_codes", "face_objs", "legal", "nkinds", "rolls", "shift", "special")
+
+    def __init__(self, dice_set: DiceSet) -> None:
+        self.rolls: tuple[Roll, ...] = tuple(Roll(k) for k in dice_set.kinds)
+        self.legal: dict[int, tuple[Roll, ...]] = {}
+        self.face_objs: tuple[tuple[Face, ...], ...] = tuple(k.faces for k in dice_set.kinds)
+        self.face_codes = dice_set.face_codes
+        self.special = dice_set.special
+        self.shift = dice_set.shift
+        self.nkinds = len(dice_set.kinds)
+
+    def legal_rolls(self, hand_key: int, follow: int) -> tuple[Roll, ...]:
+        """R9 for a hand and the colour to follow (``-1``: none yet), memoised."""
+        key = (hand_key << 4) | (follow + 1)
+        found = self.legal.get(key)
+        if found is not None:
+            return found
+        held = [k for k in range(self.nkinds) if (hand_key >> (KIND_BITS * k)) & KIND_MASK]
+        if follow >= 0 and (hand_key >> (KIND_BITS * follow)) & KIND_MASK:
+            held = [k for k in held if k == follow or self.special[k]]
+        result = tuple(self.rolls[k] for k in held)
+        self.legal[key] = result
+        return result
+
+
+_TABLES: dict[int, _Tables] = {}
+
+
+def _tables_for(dice_set: DiceSet) -> _Tables:
+    tables = _TABLES.get(id(dice_set))
+    if tables is None:
+        tables = _TABLES[id(dice_set)] = _Tables(dice_set)
+    return tables
+
+
+class RoundLog:
+    """What happened in one round, as a record stores it, plus its computed results."""
+
+    __slots__ = ("bids", "bonus", "hands", "points", "totals", "tricks", "winners")
+
+    def __init__(self, players: int) -> None:
+        self.hands: list[int] = [0] * players      # hand keys as drawn
+        self.bids: list[int] | None = None         # None until all bids are in
+        self.tricks: list[list[RollEntry]] = []
+        self.winners: list[int] = []               # winner of each finished trick
+        self.points: list[int] | None = None       # set when the round is scored
+        self.bonus: list[int] | None = None
+        self.totals: list[int] | None = None
+
+    def copy(self) -> RoundLog:
+        other = RoundLog(0)
+        other.hands = self.hands[:]
+        other.bids = None if self.bids is None else self.bids[:]
+        other.tricks = [t[:] for t in self.tricks]
+        other.winners = self.winners[:]
+        other.points = None if self.points is None else self.points[:]
+        other.bonus = None if self.bonus is None else self.bonus[:]
+        other.totals = None if self.totals is None else self.totals[:]
+        return other
+
+
+class GameState:
+    """One game in progress. Mutable; :meth:`clone` gives an independent copy for search."""
+
+    __slots__ = (
+        "_best",
+        "_best_seat",
+        "_bids_in",
+        "_bonus_pot",
+        "_drawn",
+        "_griffins",
+        "_last_sym",
+        "_mask",
+        "_pending",
+        "_rolled",
+        "_simplified",
+        "_t",
+        "_trick",
+        "bag",
+        "bids",
+        "config",
+        "current_player",
+        "dice_set",
+        "follow",
+        "hands",
+        "leader",
+        "n",
+        "n_rounds",
+        "phase",
+        "round_no",
+        "rounds",
+        "starter",
+        "totals",
+        "tricks_won",
+    )
+
+    def __init__(self, config: GameConfig) -> None:
+        if not MIN_PLAYERS <= config.players <= MAX_PLAYERS:
+            raise IllegalActionError("R1", f"Mino Dice is for 3 to 6 players, not {config.players}")
+        if not 0 <= config.first_starter < config.players:
+            raise IllegalActionError("R5", f"first starter {config.first_starter} is not a player")
+        self.config = config
+        self.dice_set = config.dice_set
+        self.n = config.players
+        self.n_rounds = config.rounds
+        self._t = _tables_for(config.dice_set)
+        self._simplified = config.variant is Variant.SIMPLIFIED
+        self.totals: list[int] = [0] * self.n
+        self.rounds: list[RoundLog] = []
+        self.round_no = 0
+        self.starter = (config.first_starter - 1) % self.n
+        self.phase = _DRAW
+        self.current_player = CHANCE
+        self.bag: list[int] = []
+        self.hands: list[int] = []
+        self.bids: list[int] = []
+        self.tricks_won: list[int] = []
+        self._bonus_pot: list[int] = []
+        self._trick: list[RollEntry] = []
+        self._bids_in = self._drawn = 0
+        self.leader = self.follow = self._pending = self._rolled = 0
+        self._mask = self._griffins = self._best = self._best_seat = 0
+        self._last_sym = [-1, -1, -1]
+        self._start_round()
+
+    @classmethod
+    def new(
+        cls,
+        players: int = 4,
+        dice_set: str | DiceSet = "mino",
+        variant: str | Variant = Variant.STANDARD,
+        seed_starter: int = 0,
+    ) -> GameState:
+        """A new game; ``seed_starter`` is the start player of round 1 (R5)."""
+        ds = load_dice_set(dice_set) if isinstance(dice_set, str) else dice_set
+        return cls(GameConfig(players, ds, Variant(variant), seed_starter))
+
+    # -- round and trick set-up ----------------------------------------------------------
+
+    def _start_round(self) -> None:
+        self.round_no += 1
+        self.starter = (self.starter + 1) % self.n
+        self.bag = [k.count for k in self.dice_set.kinds]  # R3: all dice back in the bag
+        self.hands = [0] * self.n
+        self.bids = [-1] * self.n
+        self.tricks_won = [0] * self.n
+        self._bonus_pot = [0] * self.n
+        self._bids_in = 0
+        self._drawn = 0
+        self.rounds.append(RoundLog(self.n))
+        self.phase = _DRAW
+        self.current_player = CHANCE
+
+    def _start_trick(self, leader: int) -> None:
+        self.leader = leader
+        self.current_player = leader
+        self.follow = -1
+        self._rolled = 0
+        self._mask = 0
+        self._last_sym = [-1, -1, -1]
+        self._griffins = 0
+        self._best = FLAG
+        self._best_seat = leader
+        self._trick = []
+        self.rounds[-1].tricks.append(self._trick)
+        self.phase = _PLAY
+
+    # -- queries -------------------------------------------------------------------------
+
+    def is_terminal(self) -> bool:
+        return self.phase is _OVER
+
+    def is_chance(self) -> bool:
+        return self.current_player == CHANCE
+
+    @property
+    def variant(self) -> Variant:
+        return self.config.variant
+
+    @property
+    def drawing_seat(self) -> int:
+        """During DRAW, the seat whose hand the next chance outcome is."""
+        return self._drawn
+
+    @property
+    def pending_roll(self) -> Roll | None:
+        """During ROLL, the die chosen and about to be rolled."""
+        return self._t.rolls[self._pending] if self.phase is _ROLL else None
+
+    @property
+    def trick(self) -> list[RollEntry]:
+        """The rolls of the trick in progress (or the last finished trick between rounds)."""
+        return self._trick
+
+    def hand(self, seat: int) -> Hand:
+        """The dice behind ``seat``'s screen. Hidden information: only views may expose it."""
+        return self.dice_set.hand_of_key(self.hands[seat])
+
+    def bidders(self) -> list[int]:
+        """Seats that still have to bid (only during BID)."""
+        if self.phase is not _BID:
+            return []
+        return [s for s in range(self.n) if self.bids[s] < 0]
+
+    def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
+        """The legal actions of ``seat`` (default: the current player); empty if none."""
+        phase = self.phase
+        if phase is _PLAY:
+            cur = self.current_player
+            if seat is not None and seat != cur:
+                return ()
+            found = self._t.legal.get((self.hands[cur] << 4) | (self.follow + 1))
+            return found if found is not None else self._t.legal_rolls(self.hands[cur], self.follow)
+        if phase is _BID:
+            who = self.current_player if seat is None else seat
+            if 0 <= who < self.n and self.bids[who] < 0:
+                return BIDS[: self.round_no + 1]
+        return ()
+
+    # -- decisions -----------------------------------------------------------------------
+
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Apply ``seat``'s decision (default: the current player's). Raises on illegality."""
+        if type(action) is Roll:
+            # The hot path of every game, inlined: R8 (holds the die) and R9 (follow).
+            kind = action.kind.index
+            hand = self.hands[self.current_player] if self.current_player >= 0 else 0
+            follow = self.follow
+            if (self.phase is not _PLAY or (seat is not None and seat != self.current_player)
+                    or self.dice_set.kinds[kind] is not action.kind
+                    or not (hand >> (KIND_BITS * kind)) & KIND_MASK
+                    or (follow >= 0 and kind != follow and not self._t.special[kind]
+                        and (hand >> (KIND_BITS * follow)) & KIND_MASK)):
+                self._apply_roll_choice(action, seat)  # the careful path: it finds the error
+                return
+            self._pending = kind
+            self.phase = _ROLL
+            self.current_player = CHANCE
+        elif type(action) is Bid:
+            self._apply_bid(action.tricks, self.current_player if seat is None else seat)
+        else:
+            raise IllegalActionError(None, f"not an action: {action!r}")
+
+    def _apply_bid(self, tricks: int, seat: int) -> None:
+        if self.phase is not _BID:
+            raise IllegalActionError("R6", self._not_now("bid"), seat if seat >= 0 else None)
+        if not 0 <= seat < self.n:
+            raise IllegalActionError("R1", f"there is no seat {seat}")
+        if self.bids[seat] >= 0:
+            raise IllegalActionError("R6", f"{PLAYER} has already bid this round", seat)
+        if type(tricks) is not int or not 0 <= tricks <= self.round_no:
+            raise IllegalActionError(
+                "R6", f"{PLAYER} bid {tricks}: a bid is 0 to {self.round_no} in round "
+                f"{self.round_no}", seat)
+        self.bids[seat] = tricks
+        self._bids_in += 1
+        if self._bids_in == self.n:
+            self.rounds[-1].bids = self.bids[:]
+            self._start_trick(self.starter)  # R7: the start player leads the first trick
+        elif seat == self.current_player:
+            n, s = self.n, seat
+            while self.bids[s] >= 0:
+                s = (s + 1) % n
+            self.current_player = s
+
+    def _apply_roll_choice(self, action: Roll, seat: int | None) -> None:
+        cur = self.current_player
+        if self.phase is not _PLAY:
+            raise IllegalActionError(
+                "R8", self._not_now("roll a die"), seat if seat is not None and seat >= 0 else None)
+        if seat is not None and seat != cur:
+            rule = "R7" if self._rolled == 0 else "R8"
+            raise IllegalActionError(
+                rule, f"it is not {PLAYER}'s turn: player {cur} rolls next", seat)
+        kinds = self.dice_set.kinds
+        kind = action.kind.index
+        if kind >= len(kinds) or (kinds[kind] is not action.kind
+                                  and kinds[kind].name != action.kind.name):
+            raise self._illegal_roll(cur, action)
+        hand = self.hands[cur]
+        if not (hand >> (KIND_BITS * kind)) & KIND_MASK:
+            raise self._illegal_roll(cur, action)
+        follow = self.follow
+        if (follow >= 0 and kind != follow and not self._t.special[kind]
+                and (hand >> (KIND_BITS * follow)) & KIND_MASK):
+            raise self._illegal_roll(cur, action)
+        self._pending = kind
+        self.phase = _ROLL
+        self.current_player = CHANCE
+
+    def _illegal_roll(self, seat: int, action: Roll) -> IllegalActionError:
+        name = action.kind.name
+        if not self.dice_set.has_kind(name) or not self.hand(seat).counts[
+                self.dice_set.kind(name).index]:
+            return IllegalActionError("R8", f"{PLAYER} holds no {name} die", seat)
+        follow = self.dice_set.kinds[self.follow].name
+        return IllegalActionError(
+            "R9", f"{PLAYER} must follow {follow} (R9): holds {follow}, rolled {name}", seat)
+
+    def _not_now(self, what: str) -> str:
+        return f"{PLAYER} cannot {what} now: the game is at {self.phase.name.lower()}"
+
+    # -- chance --------------------------------------------------------------------------
+
+    def chance_outcomes(self) -> list[tuple[Outcome, Fraction]]:
+        """Every outcome of the pending chance event with its exact probability.
+
+        During DRAW: the possible hands of :attr:`drawing_seat` (R4: ``r`` dice from the
+        bag, without replacement); during ROLL: the faces of the chosen die (R8).
+        """
+        if self.phase is _ROLL:
+            return list(self.dice_set.kinds[self._pending].roll_outcomes())
+        if self.phase is not _DRAW:
+            return []
+        total = sum(self.bag)
+        r = self.round_no
+        denominator = comb(total, r)
+        out: list[tuple[Outcome, Fraction]] = []
+
+        def extend(kind: int, left: int, counts: list[int], ways: int) -> None:
+            if kind == len(self.bag):
+                if left == 0:
+                    out.append((self.dice_set.hand_of_counts(counts),
+                                Fraction(ways, denominator)))
+                return
+            for c in range(min(left, self.bag[kind]) + 1):
+                counts.append(c)
+                extend(kind + 1, left - c, counts, ways * comb(self.bag[kind], c))
+                counts.pop()
+
+        extend(0, r, [], 1)
+        return out
+
+    def sample_chance(self, rng: random.Random) -> Outcome:
+        """Draw the pending chance outcome with ``rng`` (the caller's generator)."""
+        if self.phase is _ROLL:
+            return self._t.face_objs[self._pending][int(rng.random() * 6)]
+        if self.phase is not _DRAW:
+            raise IllegalActionError(None, "no chance event is pending")
+        bag: list[int] = []
+        for kind, count in enumerate(self.bag):
+            bag += [kind] * count
+        m = len(bag)
+        key = 0
+        shift = self._t.shift
+        rand = rng.random
+        for _ in range(self.round_no):
+            j = int(rand() * m)
+            m -= 1
+            kind = bag[j]
+            bag[j] = bag[m]
+            key += shift[kind]
+        return self.dice_set.hand_of_key(key)
+
+    def apply_chance(self, outcome: Outcome) -> None:
+        """Apply a chance outcome: a drawn hand (DRAW) or the face the die shows (ROLL)."""
+        if self.phase is _ROLL and type(outcome) is Face:
+            self._apply_face(outcome.code)
+        elif self.phase is _DRAW and type(outcome) is Hand:
+            self._apply_draw(outcome)
+        elif self.phase is _ROLL:
+            raise IllegalActionError(None, f"a die roll needs a face, not {outcome!r}")
+        elif self.phase is _DRAW:
+            raise IllegalActionError(None, f"a draw needs a hand, not {outcome!r}")
+        else:
+            raise IllegalActionError(None, "no chance event is pending")
+
+    def _apply_draw(self, hand: Hand) -> None:
+        seat = self._drawn
+        if hand.dice_set is not self.dice_set:
+            raise IllegalActionError("R4", f"{PLAYER}'s hand is of another dice set", seat)
+        if hand.size != self.round_no:
+            raise IllegalActionError(
+                "R4", f"{PLAYER} must draw {self.round_no} dice in round {self.round_no}, "
+                f"not {hand.size}", seat)
+        bag = self.bag
+        for kind, count in enumerate(hand.counts):
+            if count > bag[kind]:
+                name = self.dice_set.kinds[kind].name
+                have = self.dice_set.kinds[kind].count
+                raise IllegalActionError(
+                    "R3", f"more {name} dice drawn this round than the set's {have}", seat)
+        for kind, count in enumerate(hand.counts):
+            bag[kind] -= count
+        self.hands[seat] = hand.key
+        self.rounds[-1].hands[seat] = hand.key
+        self._drawn = seat + 1
+        if self._drawn == self.n:
+            self.phase = _BID
+            self.current_player = self.starter
+
+    def _apply_face(self, code: int) -> None:
+        kind = self._pending
+        seat = self.leader + self._rolled
+        if seat >= self.n:
+            seat -= self.n
+        if code not in self._t.face_codes[kind]:
+            name = self.dice_set.kinds[kind].name
+            face = self.dice_set.face_of_code(code).name
+            raise IllegalActionError("R8", f"a {name} die has no face {face}", seat)
+        self.hands[seat] -= self._t.shift[kind]
+        self._trick.append((seat, kind, code))
+        if self.follow < 0 and not self._t.special[kind]:
+            self.follow = kind  # R9: the first number die rolled sets the colour
+        # R10, incrementally: remember the symbols seen and the best number so far.
+        if code >= SYMBOL_BASE:
+            role = code - SYMBOL_BASE
+            self._mask |= 1 << role
+            self._last_sym[role] = seat
+            if role == 1:
+                self._griffins += 1
+        elif code > FLAG and code >= self._best:
+            self._best = code
+            self._best_seat = seat
+        self._rolled += 1
+        if self._rolled < self.n:
+            nxt = seat + 1
+            self.current_player = nxt if nxt < self.n else 0
+            self.phase = _PLAY
+            return
+        self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        mask = self._mask
+        if mask:
+            role = WINNING_ROLE[mask]
+            winner = self._last_sym[role]
+            if role == 0:
+                self._bonus_pot[winner] += MINOTAUR_BONUS_PER_GRIFFIN * self._griffins
+            elif role == 2 and mask & 1:
+                self._bonus_pot[winner] += MERMAID_BONUS
+        else:
+            winner = self._best_seat  # the leader if only flags showed (R10.3)
+        self.tricks_won[winner] += 1
+        log = self.rounds[-1]
+        log.winners.append(winner)
+        if len(log.winners) < self.round_no:
+            self._start_trick(winner)  # R7: the winner leads the next trick
+        else:
+            self._score_round(log)
+
+    def _score_round(self, log: RoundLog) -> None:
+        r = self.round_no
+        variant = self.config.variant
+        points: list[int] = []
+        bonus: list[int] = []
+        for seat in range(self.n):
+            p, b = round_points(self.bids[seat], self.tricks_won[seat], r,
+                                self._bonus_pot[seat], variant)
+            points.append(p)
+            bonus.append(b)
+            self.totals[seat] += p
+        log.points, log.bonus, log.totals = points, bonus, self.totals[:]
+        if r == self.n_rounds:
+            self.phase = _OVER
+            self.current_player = TERMINAL
+        else:
+            self._start_round()
+
+    # -- results -------------------------------------------------------------------------
+
+    def winners(self) -> list[int]:
+        """R16: the seats sharing the highest total once the game is over, else ``[]``."""
+        return winners(self.totals) if self.phase is _OVER else []
+
+    def trick_number(self) -> int:
+        """1-based number of the trick in play (0 before the first trick of the round)."""
+        return len(self.rounds[-1].tricks)
+
+    def clone(self) -> GameState:
+        """An independent copy (for search): shares only immutable tables."""
+        other = object.__new__(GameState)
+        for name in GameState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.bag = self.bag[:]
+        other.hands = self.hands[:]
+        other.bids = self.bids[:]
+        other.tricks_won = self.tricks_won[:]
+        other._bonus_pot = self._bonus_pot[:]
+        other.totals = self.totals[:]
+        other._last_sym = self._last_sym[:]
+        other.rounds = [log.copy() for log in self.rounds]
+        other._trick = other.rounds[-1].tricks[-1] if other.rounds[-1].tricks else []
+        return other
+
+    def __repr__(self) -> str:
+        return (f"<GameState {self.n} players, round {self.round_no}/{self.n_rounds}, "
+                f"{self.phase.name.lower()}, totals {self.totals}>")

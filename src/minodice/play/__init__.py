@@ -1,0 +1,1 @@
+"""Running games: seeded randomness, the random player, batch simulation."""

@@ -1,0 +1,1 @@
+"""Plain-text presentation of games (replays, score tables)."""
