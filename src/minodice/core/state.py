@@ -17,7 +17,7 @@ Speed: hands are integers (4 bits per die kind), legal die choices are memoised 
 actions and outcomes are interned objects, so a step allocates almost nothing.
 
 >>> import random
->>> state = GameState.new(players=4, seed_starter=0)
+>>> state = GameState.new(players=4, first_starter=0)
 >>> rng = random.Random(7)
 >>> while not state.is_terminal():
 ...     if state.current_player == CHANCE:
@@ -229,11 +229,11 @@ class GameState:
         players: int = 4,
         dice_set: str | DiceSet = "mino",
         variant: str | Variant = Variant.STANDARD,
-        seed_starter: int = 0,
+        first_starter: int = 0,
     ) -> GameState:
-        """A new game; ``seed_starter`` is the start player of round 1 (R5)."""
+        """A new game; ``first_starter`` is the start player of round 1 (R5)."""
         ds = load_dice_set(dice_set) if isinstance(dice_set, str) else dice_set
-        return cls(GameConfig(players, ds, Variant(variant), seed_starter))
+        return cls(GameConfig(players, ds, Variant(variant), first_starter))
 
     # -- round and trick set-up ----------------------------------------------------------
 
@@ -324,10 +324,11 @@ class GameState:
         if type(action) is Roll:
             # The hot path of every game, inlined: R8 (holds the die) and R9 (follow).
             kind = action.kind.index
+            kinds = self.dice_set.kinds
             hand = self.hands[self.current_player] if self.current_player >= 0 else 0
             follow = self.follow
             if (self.phase is not _PLAY or (seat is not None and seat != self.current_player)
-                    or self.dice_set.kinds[kind] is not action.kind
+                    or kind >= len(kinds) or kinds[kind] is not action.kind
                     or not (hand >> (KIND_BITS * kind)) & KIND_MASK
                     or (follow >= 0 and kind != follow and not self._t.special[kind]
                         and (hand >> (KIND_BITS * follow)) & KIND_MASK)):
@@ -372,11 +373,10 @@ class GameState:
             rule = "R7" if self._rolled == 0 else "R8"
             raise IllegalActionError(
                 rule, f"it is not {PLAYER}'s turn: player {cur} rolls next", seat)
-        kinds = self.dice_set.kinds
-        kind = action.kind.index
-        if kind >= len(kinds) or (kinds[kind] is not action.kind
-                                  and kinds[kind].name != action.kind.name):
-            raise self._illegal_roll(cur, action)
+        # A Roll built on another copy of the dice set is matched by the kind's name.
+        if not self.dice_set.has_kind(action.kind.name):
+            raise IllegalActionError("R8", f"{PLAYER} holds no {action.kind.name} die", cur)
+        kind = self.dice_set.kind(action.kind.name).index
         hand = self.hands[cur]
         if not (hand >> (KIND_BITS * kind)) & KIND_MASK:
             raise self._illegal_roll(cur, action)
