@@ -108,9 +108,9 @@ class DiceSet:
         "_faces",
         "_hands",
         "_kind_by_name",
+        "engine_tables",
         "face_codes",
         "kinds",
-        "legal_cache",
         "name",
         "shift",
         "size",
@@ -153,8 +153,9 @@ class DiceSet:
         self.special: tuple[bool, ...] = tuple(k.special for k in kinds)
         self.shift: tuple[int, ...] = tuple(1 << (KIND_BITS * k.index) for k in kinds)
         self._hands: dict[int, Hand] = {}
-        # Memo of legal die choices, keyed by (hand key, follow kind); filled by the engine.
-        self.legal_cache: dict[int, Any] = {}
+        # The engine's lookup tables for this set, built on first use (core.state._Tables).
+        # Kept on the set itself so that they live and die with it.
+        self.engine_tables: Any = None
 
     def _parse_kind(self, index: int, raw: Any) -> DieKind:
         try:

@@ -76,6 +76,8 @@ def export_record(
     """
     if len(players) != state.n:
         raise ValueError(f"{state.n} names needed, got {len(players)}")
+    if state.is_partial:
+        raise ValueError("a state made for analysis of one round has no record")
     record: dict[str, Any] = dict(extra or {})
     record.update({
         "format": FORMAT,

@@ -96,9 +96,22 @@ class GameConfig:
 
 
 class _Tables:
-    """Per-dice-set lookup tables shared by every state of that set (pure memo)."""
+    """Per-dice-set lookup tables shared by every state of that set (pure memo).
 
-    __slots__ = ("face_codes", "face_objs", "legal", "nkinds", "rolls", "shift", "special")
+    ``colour_mask[k]`` selects, in a hand key, the number kinds of kind ``k``'s colour:
+    R9 is about colours, and a user's set may give two number kinds one colour.
+    """
+
+    __slots__ = (
+        "colour_mask",
+        "face_codes",
+        "face_objs",
+        "legal",
+        "nkinds",
+        "rolls",
+        "shift",
+        "special",
+    )
 
     def __init__(self, dice_set: DiceSet) -> None:
         self.rolls: tuple[Roll, ...] = tuple(Roll(k) for k in dice_set.kinds)
@@ -108,6 +121,11 @@ class _Tables:
         self.special = dice_set.special
         self.shift = dice_set.shift
         self.nkinds = len(dice_set.kinds)
+        self.colour_mask: tuple[int, ...] = tuple(
+            sum(KIND_MASK << (KIND_BITS * other.index) for other in dice_set.kinds
+                if not other.special and other.colour == kind.colour)
+            for kind in dice_set.kinds
+        )
 
     def legal_rolls(self, hand_key: int, follow: int) -> tuple[Roll, ...]:
         """R9 for a hand and the colour to follow (``-1``: none yet), memoised."""
@@ -116,20 +134,19 @@ class _Tables:
         if found is not None:
             return found
         held = [k for k in range(self.nkinds) if (hand_key >> (KIND_BITS * k)) & KIND_MASK]
-        if follow >= 0 and (hand_key >> (KIND_BITS * follow)) & KIND_MASK:
-            held = [k for k in held if k == follow or self.special[k]]
+        if follow >= 0 and hand_key & self.colour_mask[follow]:
+            held = [k for k in held
+                    if self.special[k] or (self.colour_mask[k] == self.colour_mask[follow])]
         result = tuple(self.rolls[k] for k in held)
         self.legal[key] = result
         return result
 
 
-_TABLES: dict[int, _Tables] = {}
-
-
 def _tables_for(dice_set: DiceSet) -> _Tables:
-    tables = _TABLES.get(id(dice_set))
+    tables = dice_set.engine_tables
     if tables is None:
-        tables = _TABLES[id(dice_set)] = _Tables(dice_set)
+        tables = dice_set.engine_tables = _Tables(dice_set)
+    assert isinstance(tables, _Tables)
     return tables
 
 
@@ -163,20 +180,18 @@ class GameState:
     """One game in progress. Mutable; :meth:`clone` gives an independent copy for search."""
 
     __slots__ = (
-        "_best",
         "_best_seat",
         "_bids_in",
         "_bonus_pot",
         "_drawn",
         "_griffins",
         "_last_sym",
-        "_mask",
         "_pending",
-        "_rolled",
         "_simplified",
         "_t",
         "_trick",
         "bag",
+        "best_number",
         "bids",
         "config",
         "current_player",
@@ -187,9 +202,11 @@ class GameState:
         "n",
         "n_rounds",
         "phase",
+        "rolled",
         "round_no",
         "rounds",
         "starter",
+        "symbol_mask",
         "totals",
         "tricks_won",
     )
@@ -218,8 +235,8 @@ class GameState:
         self._bonus_pot: list[int] = []
         self._trick: list[RollEntry] = []
         self._bids_in = self._drawn = 0
-        self.leader = self.follow = self._pending = self._rolled = 0
-        self._mask = self._griffins = self._best = self._best_seat = 0
+        self.leader = self.follow = self._pending = self.rolled = 0
+        self.symbol_mask = self._griffins = self.best_number = self._best_seat = 0
         self._last_sym = [-1, -1, -1]
         self._start_round()
 
@@ -234,6 +251,30 @@ class GameState:
         """A new game; ``first_starter`` is the start player of round 1 (R5)."""
         ds = load_dice_set(dice_set) if isinstance(dice_set, str) else dice_set
         return cls(GameConfig(players, ds, Variant(variant), first_starter))
+
+    @classmethod
+    def at_round(
+        cls, config: GameConfig, round_no: int, totals: list[int] | None = None
+    ) -> GameState:
+        """A state at the start of ``round_no`` (its draw pending) with the given totals.
+
+        For search and analysis, which look at one round: the earlier rounds are not
+        logged, so such a state cannot be exported as a record.
+        """
+        state = cls(config)
+        if not 1 <= round_no <= state.n_rounds:
+            raise ValueError(f"round {round_no} is not a round of a {state.n}-player game (R2)")
+        state.round_no = round_no - 1
+        state.starter = (config.first_starter + round_no - 2) % state.n
+        state.rounds = []
+        state._start_round()
+        state.totals = list(totals) if totals is not None else [0] * state.n
+        return state
+
+    @property
+    def is_partial(self) -> bool:
+        """True for a state made by :meth:`at_round` after round 1 (no full history)."""
+        return len(self.rounds) != self.round_no
 
     # -- round and trick set-up ----------------------------------------------------------
 
@@ -255,11 +296,11 @@ class GameState:
         self.leader = leader
         self.current_player = leader
         self.follow = -1
-        self._rolled = 0
-        self._mask = 0
+        self.rolled = 0
+        self.symbol_mask = 0
         self._last_sym = [-1, -1, -1]
         self._griffins = 0
-        self._best = FLAG
+        self.best_number = FLAG
         self._best_seat = leader
         self._trick = []
         self.rounds[-1].tricks.append(self._trick)
@@ -331,7 +372,8 @@ class GameState:
                     or kind >= len(kinds) or kinds[kind] is not action.kind
                     or not (hand >> (KIND_BITS * kind)) & KIND_MASK
                     or (follow >= 0 and kind != follow and not self._t.special[kind]
-                        and (hand >> (KIND_BITS * follow)) & KIND_MASK)):
+                        and hand & self._t.colour_mask[follow]
+                        and self._t.colour_mask[kind] != self._t.colour_mask[follow])):
                 self._apply_roll_choice(action, seat)  # the careful path: it finds the error
                 return
             self._pending = kind
@@ -370,7 +412,7 @@ class GameState:
             raise IllegalActionError(
                 "R8", self._not_now("roll a die"), seat if seat is not None and seat >= 0 else None)
         if seat is not None and seat != cur:
-            rule = "R7" if self._rolled == 0 else "R8"
+            rule = "R7" if self.rolled == 0 else "R8"
             raise IllegalActionError(
                 rule, f"it is not {PLAYER}'s turn: player {cur} rolls next", seat)
         # A Roll built on another copy of the dice set is matched by the kind's name.
@@ -382,7 +424,8 @@ class GameState:
             raise self._illegal_roll(cur, action)
         follow = self.follow
         if (follow >= 0 and kind != follow and not self._t.special[kind]
-                and (hand >> (KIND_BITS * follow)) & KIND_MASK):
+                and hand & self._t.colour_mask[follow]
+                and self._t.colour_mask[kind] != self._t.colour_mask[follow]):
             raise self._illegal_roll(cur, action)
         self._pending = kind
         self.phase = _ROLL
@@ -393,7 +436,7 @@ class GameState:
         if not self.dice_set.has_kind(name) or not self.hand(seat).counts[
                 self.dice_set.kind(name).index]:
             return IllegalActionError("R8", f"{PLAYER} holds no {name} die", seat)
-        follow = self.dice_set.kinds[self.follow].name
+        follow = self.dice_set.kinds[self.follow].colour
         return IllegalActionError(
             "R9", f"{PLAYER} must follow {follow} (R9): holds {follow}, rolled {name}", seat)
 
@@ -491,7 +534,7 @@ class GameState:
 
     def _apply_face(self, code: int) -> None:
         kind = self._pending
-        seat = self.leader + self._rolled
+        seat = self.leader + self.rolled
         if seat >= self.n:
             seat -= self.n
         if code not in self._t.face_codes[kind]:
@@ -505,15 +548,15 @@ class GameState:
         # R10, incrementally: remember the symbols seen and the best number so far.
         if code >= SYMBOL_BASE:
             role = code - SYMBOL_BASE
-            self._mask |= 1 << role
+            self.symbol_mask |= 1 << role
             self._last_sym[role] = seat
             if role == 1:
                 self._griffins += 1
-        elif code > FLAG and code >= self._best:
-            self._best = code
+        elif code > FLAG and code >= self.best_number:
+            self.best_number = code
             self._best_seat = seat
-        self._rolled += 1
-        if self._rolled < self.n:
+        self.rolled += 1
+        if self.rolled < self.n:
             nxt = seat + 1
             self.current_player = nxt if nxt < self.n else 0
             self.phase = _PLAY
@@ -521,7 +564,7 @@ class GameState:
         self._finish_trick()
 
     def _finish_trick(self) -> None:
-        mask = self._mask
+        mask = self.symbol_mask
         if mask:
             role = WINNING_ROLE[mask]
             winner = self._last_sym[role]

@@ -1,0 +1,1 @@
+"""Bots from random to expert, the bid advisor, and the bot interface."""

@@ -1,0 +1,121 @@
+"""The bid advisor for the physical game: what to bid with the dice behind your screen.
+
+It answers with the ``hard`` bot's own model of play (:func:`.search.evaluate_bids`): the
+other hands are sampled from the dice you cannot see, the others bid by the heuristic,
+and the round is played out with every player aiming at their bid — you included, for
+each bid you might make. So the odds are those of a round actually played for that bid,
+not of dice compared in a fixed order.
+
+>>> from minodice.core.dice import load_dice_set
+>>> advice = advise(4, 3, 0, "red,griffin,gray", samples=20, seed=1)
+>>> advice.best_bid in advice.expected_score
+True
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from minodice.bots.search import evaluate_bids
+from minodice.bots.strength import strength_of
+from minodice.core.dice import Hand, load_dice_set
+from minodice.core.rules import Variant, rounds_for
+from minodice.core.state import GameConfig, GameState
+from minodice.core.view import view
+
+
+class AdviceError(ValueError):
+    """A question the advisor cannot answer (wrong round, seat or hand)."""
+
+
+@dataclass
+class Advice:
+    players: int
+    round_no: int
+    seat: int
+    hand: str
+    samples: int
+    best_bid: int
+    expected_score: dict[int, float]
+    make_chance: dict[int, float]
+    tricks_for_best: list[float]     # P(0 tricks), P(1), ... when playing for the best bid
+    expected_tricks: float           # mean of that distribution
+    heuristic_tricks: float          # the simple model: the sum of the dice's chances
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "players": self.players, "round": self.round_no, "seat": self.seat,
+            "hand": self.hand.split(","), "samples": self.samples, "best_bid": self.best_bid,
+            "bids": [
+                {"bid": b, "expected_score": round(self.expected_score[b], 2),
+                 "make_chance": round(self.make_chance[b], 4)}
+                for b in sorted(self.expected_score)
+            ],
+            "tricks_distribution": [round(p, 4) for p in self.tricks_for_best],
+            "expected_tricks": round(self.expected_tricks, 3),
+            "heuristic_tricks": round(self.heuristic_tricks, 3),
+        }
+
+
+def advise(
+    players: int,
+    round_no: int,
+    seat: int,
+    hand: str | Hand,
+    dice_set: str = "mino",
+    variant: str = "standard",
+    samples: int = 60,
+    seed: int | None = None,
+) -> Advice:
+    """Advice for ``hand`` in ``round_no``, at ``seat`` places after the start player."""
+    ds = load_dice_set(dice_set)
+    try:
+        rounds = rounds_for(players)
+    except ValueError as exc:
+        raise AdviceError(str(exc)) from None
+    if not 1 <= round_no <= rounds:
+        raise AdviceError(f"round {round_no}: a {players}-player game has rounds 1 to {rounds}")
+    if not 0 <= seat < players:
+        raise AdviceError(f"seat {seat}: seats are 0 (the start player) to {players - 1}")
+    if isinstance(hand, str):
+        names = [p.strip() for p in hand.split(",") if p.strip()]
+        unknown = [n for n in names if not ds.has_kind(n)]
+        if unknown:
+            kinds = ", ".join(k.name for k in ds.kinds)
+            raise AdviceError(f"no die kind {unknown[0]!r} in the {ds.name} set ({kinds})")
+        own = Hand.from_kinds(ds, names)
+    else:
+        own = hand
+    if own.size != round_no:
+        raise AdviceError(f"round {round_no} needs a hand of {round_no} dice, not {own.size}")
+    for kind, count in zip(ds.kinds, own.counts, strict=True):
+        if count > kind.count:
+            raise AdviceError(f"the {ds.name} set has only {kind.count} {kind.name} dice")
+    rng = random.Random(seed) if seed is not None else random.Random()
+    # A state in which the start player is seat 0 and we sit at ``seat``; the other
+    # hands drawn here are placeholders that the view hides and the search resamples.
+    config = GameConfig(players, ds, Variant(variant), (1 - round_no) % players)
+    state = GameState.at_round(config, round_no)
+    bag = [k for k, c in enumerate(ds.kinds) for _ in range(c.count - own.counts[k])]
+    rng.shuffle(bag)
+    for s in range(players):
+        if s == seat:
+            state.apply_chance(own)
+        else:
+            counts = [0] * len(ds.kinds)
+            for _ in range(round_no):
+                counts[bag.pop()] += 1
+            state.apply_chance(ds.hand_of_counts(counts))
+    evaluation = evaluate_bids(view(state, seat), rng, samples)
+    best = evaluation.best()
+    dist = evaluation.tricks[best]
+    total = sum(dist)
+    return Advice(
+        players, round_no, seat, str(own), samples, best,
+        dict(evaluation.mean_points),
+        {b: evaluation.tricks[b][b] / samples for b in evaluation.bids},
+        [c / total for c in dist],
+        sum(k * c for k, c in enumerate(dist)) / total,
+        strength_of(ds).expected_tricks(own.counts, players),
+    )

@@ -1,0 +1,109 @@
+"""The bot interface, and loading bots by name or from outside code.
+
+A bot sees what a player sees: its seat's :class:`~minodice.core.view.SeatView`, the
+legal actions and a random generator of its own — never the full state, so it cannot see
+hidden dice (STYLE 10). The same interface serves our bots and outside ones, which
+``minodice tournament`` and ``simulate`` load as ``path/to/file.py:ClassName`` or
+``package.module:ClassName``.
+
+>>> bot = make_bot("random")
+>>> bot.name
+'random'
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import random
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from minodice.core.actions import Action
+from minodice.core.errors import MinodiceError
+from minodice.core.view import SeatView
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """Anything with ``act(view, legal, rng) -> action`` is a bot.
+
+    ``act`` is called for every decision of the bot's seat: a bid during bidding (bids
+    are secret: the view shows no other bid until all are in) and the choice of a die to
+    roll during play. It must return one of ``legal``.
+    """
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        ...
+
+
+class BotError(MinodiceError):
+    """A bot that cannot be loaded, or misbehaved in a game; the message names it."""
+
+
+BotFactory = Callable[[], Bot]
+
+
+def _builtin() -> dict[str, BotFactory]:
+    from minodice.bots.heuristic import EasyBot
+    from minodice.bots.random_bot import RandomBot
+    from minodice.bots.search import HardBot, MediumBot
+
+    return {"random": RandomBot, "easy": EasyBot, "medium": MediumBot, "hard": HardBot}
+
+
+BUILTIN_BOTS = ("random", "easy", "medium", "hard")
+
+
+def load_bot_factory(spec: str) -> BotFactory:
+    """A factory for the bot ``spec``: a built-in name, ``file.py:Class`` or ``module:Class``."""
+    spec = spec.strip()
+    builtin = _builtin()
+    if spec in builtin:
+        return builtin[spec]
+    if ":" not in spec:
+        raise BotError(
+            f"unknown bot {spec!r}: use one of {', '.join(BUILTIN_BOTS)}, "
+            "path/to/file.py:ClassName or package.module:ClassName")
+    where, _, class_name = spec.rpartition(":")
+    if not where or not class_name:
+        raise BotError(f"bot {spec!r}: expected path/to/file.py:ClassName")
+    try:
+        if where.endswith(".py"):
+            path = Path(where)
+            if not path.is_file():
+                raise BotError(f"bot {spec!r}: no file {where}")
+            module_name = f"minodice_plugin_{abs(hash(str(path.resolve())))}"
+            module_spec = importlib.util.spec_from_file_location(module_name, path)
+            if module_spec is None or module_spec.loader is None:
+                raise BotError(f"bot {spec!r}: cannot load {where}")
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[module_name] = module
+            module_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+    except BotError:
+        raise
+    except Exception as exc:
+        raise BotError(f"bot {spec!r}: importing {where} failed: "
+                       f"{type(exc).__name__}: {exc}") from None
+    factory = getattr(module, class_name, None)
+    if factory is None:
+        raise BotError(f"bot {spec!r}: {where} has no {class_name}")
+    if not callable(factory):
+        raise BotError(f"bot {spec!r}: {class_name} is not a class")
+    return factory  # type: ignore[no-any-return]
+
+
+def make_bot(spec: str) -> Bot:
+    """A new bot for one game; raises :class:`BotError` naming ``spec`` on any problem."""
+    factory = load_bot_factory(spec)
+    try:
+        bot = factory()
+    except Exception as exc:
+        raise BotError(f"bot {spec!r}: creating it failed: {type(exc).__name__}: {exc}") from None
+    if not callable(getattr(bot, "act", None)):
+        raise BotError(f"bot {spec!r}: it has no act(view, legal, rng) method")
+    return bot

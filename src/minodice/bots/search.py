@@ -1,0 +1,217 @@
+"""The ``hard`` bot (and ``medium``): determinized Monte Carlo search over the round.
+
+How it thinks. It never sees the other screens; it samples them (:mod:`.sampling`):
+worlds in which the unseen dice are spread over the other players consistently with all
+that is public — the dice already rolled, the bag's contents, every failure to follow a
+colour — and, once bids are revealed, weighted towards hands that fit each bid.
+
+*Playing*: for each legal die it plays out the rest of the round in many sampled worlds,
+with the same worlds and the same dice luck for every choice (common random numbers), all
+players following the fast heuristic of :mod:`.strength` towards their bids, and rolls
+the die with the best mean result.
+
+*Bidding*: for each plausible bid it plays the round out in sampled worlds (the others
+bidding by the heuristic), itself playing to make that bid, and bids what maximises its
+expected score — so that zero bids (10 × round), bonuses and its seat in the order all
+count, as R12–R14 do.
+
+The result of a play-out is the bot's round score minus a fraction of the others' mean,
+so that it also likes to make others miss. Sample counts are fixed by the work a decision
+needs, not by the clock, so that a seed reproduces a game exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from minodice.bots.sampling import sample_hands
+from minodice.bots.strength import Strength, choose_kind, strength_of
+from minodice.core.actions import Action, Bid, Roll
+from minodice.core.dice import Hand
+from minodice.core.state import CHANCE, GameState, Phase
+from minodice.core.view import SeatView
+from minodice.core.world import world_from_view
+
+
+def playout(state: GameState, rng: random.Random, strength: Strength,
+            power: tuple[float, ...]) -> None:
+    """Play the round in ``state`` to its end with the heuristic for every player."""
+    log = state.rounds[-1]
+    rand = rng.random
+    while log.points is None:
+        player = state.current_player
+        if player == CHANCE:
+            state.apply_chance(state.sample_chance(rng))
+            continue
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            state.apply(legal[0])
+            continue
+        if state.phase is Phase.BID:  # not expected: bids are set before a play-out
+            state.apply(legal[int(rand() * len(legal))])
+            continue
+        rolled = state.rolled
+        kinds = [a.kind.index for a in legal if isinstance(a, Roll)]
+        kind = choose_kind(
+            strength,
+            kinds,
+            state.symbol_mask,
+            state.best_number,
+            rolled == 0,
+            state.n - 1 - rolled,
+            state.bids[player] - state.tricks_won[player],
+            power,
+        )
+        state.apply(legal[kinds.index(kind)])
+
+
+def round_value(log_points: Sequence[int], seat: int, spite: float) -> float:
+    """The play-out's worth to ``seat``: its points less ``spite`` × the others' mean."""
+    others = (sum(log_points) - log_points[seat]) / (len(log_points) - 1)
+    return log_points[seat] - spite * others
+
+
+@dataclass
+class BidEvaluation:
+    """What simulating the round says of each candidate bid."""
+
+    bids: list[int]
+    samples: int
+    mean_value: dict[int, float]
+    mean_points: dict[int, float]
+    tricks: dict[int, list[int]]  # per bid: how often 0, 1, ... r tricks were won
+
+    def best(self) -> int:
+        return max(self.bids, key=lambda b: (self.mean_value[b], -abs(b - self.bids[0])))
+
+
+def heuristic_bids(strength: Strength, hands: Sequence[Hand], players: int,
+                   round_no: int) -> list[int]:
+    return [max(0, min(round_no, int(strength.expected_tricks(h.counts, players) + 0.5)))
+            for h in hands]
+
+
+def evaluate_bids(
+    view: SeatView,
+    rng: random.Random,
+    samples: int,
+    candidates: Sequence[int] | None = None,
+    spite: float = 0.0,
+) -> BidEvaluation:
+    """Simulate the round ``samples`` times for each candidate bid of ``view.seat``."""
+    strength = strength_of(view.dice_set)
+    power = strength.power(view.players)
+    r = view.round_no
+    bids = list(candidates) if candidates is not None else list(range(r + 1))
+    value = dict.fromkeys(bids, 0.0)
+    points = dict.fromkeys(bids, 0.0)
+    tricks = {b: [0] * (r + 1) for b in bids}
+    seat = view.seat
+    for _ in range(samples):
+        hands = sample_hands(view, rng)
+        world = world_from_view(view, hands)
+        others = heuristic_bids(strength, hands, view.players, r)
+        seed = rng.random()
+        for b in bids:
+            state = world.clone()
+            for s in range(view.players):
+                if state.bids[s] < 0:
+                    state.apply(Bid(b if s == seat else others[s]), seat=s)
+            playout(state, random.Random(seed), strength, power)
+            log = state.rounds[0]
+            assert log.points is not None
+            value[b] += round_value(log.points, seat, spite)
+            points[b] += log.points[seat]
+            tricks[b][log.winners.count(seat)] += 1
+    return BidEvaluation(
+        bids, samples,
+        {b: v / samples for b, v in value.items()},
+        {b: p / samples for b, p in points.items()},
+        tricks,
+    )
+
+
+class SearchBot:
+    """Determinized Monte Carlo over the round (see the module docstring).
+
+    ``play_budget`` and ``bid_budget`` are in play-out dice (die choices simulated); the
+    sample count of a decision is the budget divided by its work, within bounds.
+    """
+
+    name = "search"
+
+    def __init__(
+        self,
+        play_budget: int = 6000,
+        bid_budget: int = 14000,
+        min_samples: int = 8,
+        max_samples: int = 200,
+        bid_candidates: int = 6,
+        spite: float = 0.25,
+    ) -> None:
+        self.play_budget = play_budget
+        self.bid_budget = bid_budget
+        self.min_samples = min_samples
+        self.max_samples = max_samples
+        self.bid_candidates = bid_candidates
+        self.spite = spite
+
+    def _samples(self, budget: int, work: int) -> int:
+        return max(self.min_samples, min(self.max_samples, budget // max(1, work)))
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        if isinstance(legal[0], Bid):
+            return self._bid(view, legal, rng)
+        return self._play(view, legal, rng)
+
+    def _bid(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        strength = strength_of(view.dice_set)
+        expected = strength.expected_tricks(view.hand.counts, view.players)
+        r = view.round_no
+        ordered = sorted(range(r + 1), key=lambda b: (abs(b - expected), b))
+        candidates = sorted(ordered[: self.bid_candidates])
+        work = len(candidates) * view.players * r
+        samples = self._samples(self.bid_budget, work)
+        evaluation = evaluate_bids(view, rng, samples, candidates, self.spite)
+        bid = evaluation.best()
+        return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
+
+    def _play(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        strength = strength_of(view.dice_set)
+        power = strength.power(view.players)
+        work = len(legal) * max(1, sum(view.hand_sizes))
+        samples = self._samples(self.play_budget, work)
+        totals = [0.0] * len(legal)
+        seat = view.seat
+        for _ in range(samples):
+            hands = sample_hands(view, rng, strength, candidates=4)
+            world = world_from_view(view, hands)
+            seed = rng.random()
+            for j, action in enumerate(legal):
+                state = world.clone()
+                state.apply(action, seat=seat)
+                playout(state, random.Random(seed), strength, power)
+                log = state.rounds[0]
+                assert log.points is not None
+                totals[j] += round_value(log.points, seat, self.spite)
+        best = max(range(len(legal)), key=lambda j: totals[j])
+        return legal[best]
+
+
+class HardBot(SearchBot):
+    """The expert: determinized Monte Carlo with bid-aware sampling and full budgets."""
+
+    name = "hard"
+
+
+class MediumBot(SearchBot):
+    """Between easy and hard: the same search with a tenth of the samples."""
+
+    name = "medium"
+
+    def __init__(self) -> None:
+        super().__init__(play_budget=600, bid_budget=1400, min_samples=4, max_samples=20)

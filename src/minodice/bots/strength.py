@@ -1,0 +1,160 @@
+"""How strong a die is: exact probabilities under a simple model, shared by the bots.
+
+The model: every die rolled after ours is a random die from the full set showing a random
+face (the follow rule and the players' choices are ignored). Under it we compute exactly
+
+- ``p_win(table, kind, later)``: the chance that rolling ``kind`` now takes the trick and
+  keeps it against ``later`` dice still to come, given the trick so far (symbols showing,
+  the best number, whether the table is empty);
+- ``power(kind)``: the chance that a die of ``kind`` wins a trick, averaged over the seats
+  of an ``n``-player trick — the heuristic bid is the sum of a hand's powers.
+
+These drive the ``easy`` bot and the fast play-out policy of the ``hard`` bot.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from minodice.core.dice import FLAG, SYMBOL_BASE, DiceSet
+from minodice.core.rules import WINNING_ROLE
+
+# A "hold" is what the die currently winning the trick shows:
+#   ("sym", mask, role) a symbol of ``role`` with ``mask`` the symbols showing,
+#   ("num", best)       the best number, no symbol showing,
+#   ("flag",)           only flags so far: the leader holds.
+Hold = tuple[str, int, int]
+
+
+class Strength:
+    """Probability tables for one dice set (memoised; pure)."""
+
+    def __init__(self, dice_set: DiceSet) -> None:
+        self.dice_set = dice_set
+        total = dice_set.size
+        self.face_mix: dict[int, float] = {}
+        for kind in dice_set.kinds:
+            for face in kind.faces:
+                self.face_mix[face.code] = (
+                    self.face_mix.get(face.code, 0.0) + kind.count / total / 6)
+        self._take: dict[Hold, float] = {}
+        self._p_win: dict[int, float] = {}
+        self._power: dict[int, tuple[float, ...]] = {}
+
+    # -- the model ------------------------------------------------------------------------
+
+    def take_over(self, hold: Hold) -> float:
+        """Chance that one random later die takes the trick from ``hold``."""
+        found = self._take.get(hold)
+        if found is not None:
+            return found
+        p = 0.0
+        for code, q in self.face_mix.items():
+            if code >= SYMBOL_BASE:
+                role = code - SYMBOL_BASE
+                if hold[0] != "sym" or WINNING_ROLE[hold[1] | (1 << role)] == role:
+                    p += q
+            elif code > FLAG and hold[0] != "sym" and (hold[0] == "flag" or code >= hold[1]):
+                p += q
+        self._take[hold] = p
+        return p
+
+    @staticmethod
+    def hold_after(mask: int, best: int, empty: bool, code: int) -> Hold | None:
+        """What we hold after showing ``code`` on the trick so far, or None if not winning."""
+        if code >= SYMBOL_BASE:
+            role = code - SYMBOL_BASE
+            new_mask = mask | (1 << role)
+            return ("sym", new_mask, role) if WINNING_ROLE[new_mask] == role else None
+        if mask:
+            return None
+        if code > FLAG:
+            return ("num", code, 0) if empty or code >= best else None
+        return ("flag", 0, 0) if empty else None
+
+    def p_win(self, mask: int, best: int, empty: bool, kind: int, later: int) -> float:
+        """Chance that ``kind`` rolled now wins the trick (see the module docstring)."""
+        key = ((((mask << 7) | best) << 1 | empty) << 4 | kind) << 3 | later
+        found = self._p_win.get(key)
+        if found is not None:
+            return found
+        p = 0.0
+        for code in self.dice_set.face_codes[kind]:
+            hold = self.hold_after(mask, best, empty, code)
+            if hold is not None:
+                p += (1.0 - self.take_over(hold)) ** later / 6
+        self._p_win[key] = p
+        return p
+
+    def power(self, players: int) -> tuple[float, ...]:
+        """Per kind: the chance to win a trick of ``players`` dice, averaged over seats."""
+        found = self._power.get(players)
+        if found is not None:
+            return found
+        # Distribution of (mask, best, empty) before each seat, by exact dynamic programming.
+        states: dict[tuple[int, int, bool], float] = {(0, 0, True): 1.0}
+        totals = [0.0] * len(self.dice_set.kinds)
+        for position in range(players):
+            later = players - 1 - position
+            for (mask, best, empty), weight in states.items():
+                for kind in range(len(totals)):
+                    totals[kind] += weight * self.p_win(mask, best, empty, kind, later)
+            nxt: dict[tuple[int, int, bool], float] = {}
+            for (mask, best, _), weight in states.items():
+                for code, q in self.face_mix.items():
+                    if code >= SYMBOL_BASE:
+                        key = (mask | (1 << (code - SYMBOL_BASE)), best, False)
+                    else:
+                        key = (mask, max(best, code), False)
+                    nxt[key] = nxt.get(key, 0.0) + weight * q
+            states = nxt
+        result = tuple(t / players for t in totals)
+        self._power[players] = result
+        return result
+
+    def expected_tricks(self, counts: tuple[int, ...] | list[int], players: int) -> float:
+        """The heuristic estimate of tricks a hand wins: the sum of its dice's powers."""
+        power = self.power(players)
+        return sum(c * power[k] for k, c in enumerate(counts))
+
+
+@cache
+def strength_of(dice_set: DiceSet) -> Strength:
+    """The (shared, memoised) tables of ``dice_set``."""
+    return Strength(dice_set)
+
+
+def choose_kind(
+    strength: Strength,
+    kinds: list[int],
+    mask: int,
+    best: int,
+    empty: bool,
+    later: int,
+    need: int,
+    power: tuple[float, ...],
+) -> int:
+    """The heuristic choice of a die: take the trick when tricks are needed, else duck.
+
+    ``need`` is the bid minus the tricks won. With tricks to win it plays the die most
+    likely to win, unless none is likely (then it keeps its strength and sheds its weakest
+    die); with enough tricks it plays the die least likely to win, shedding the most
+    dangerous (highest power) among equals.
+    """
+    if len(kinds) == 1:
+        return kinds[0]
+    if need > 0:
+        best_kind, best_p = kinds[0], -1.0
+        for k in kinds:
+            p = strength.p_win(mask, best, empty, k, later) - 0.01 * power[k]
+            if p > best_p:
+                best_kind, best_p = k, p
+        if best_p >= 0.25:
+            return best_kind
+        return min(kinds, key=lambda k: power[k])
+    chosen, low = kinds[0], 2.0
+    for k in kinds:
+        p = strength.p_win(mask, best, empty, k, later) - 0.01 * power[k]
+        if p < low:
+            chosen, low = k, p
+    return chosen

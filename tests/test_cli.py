@@ -1,0 +1,505 @@
+"""The `minodice` command line, end to end: `replay` (text and --json) on valid and broken
+records, `simulate` (summary, bad options, saved records, determinism, progress bar).
+
+Most cases run the real program in a subprocess (``python -m minodice.cli``); the many
+broken-input cases also run in-process through Typer's CliRunner, which shows any
+exception that escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from minodice.cli import app
+from minodice.core.record import dumps_record, export_record, load_record, summarize
+from minodice.core.state import CHANCE, GameState
+
+Record = dict[str, Any]
+
+EXAMPLE: Record = {
+    "format": "minodice-record",
+    "version": 1,
+    "dice_set": "mino",
+    "variant": "standard",
+    "players": ["Ana", "Ben", "Cleo"],
+    "first_starter": 0,
+    "rounds": [{
+        "hands": [["red"], ["griffin"], ["gray"]],
+        "bids": [1, 0, 0],
+        "tricks": [[
+            {"player": 0, "die": "red", "face": 6},
+            {"player": 1, "die": "griffin", "face": "griffin"},
+            {"player": 2, "die": "gray", "face": "flag"},
+        ]],
+    }],
+}
+
+R9_MESSAGE = "Ben must follow purple (R9): holds purple, rolled red"
+
+
+def r9_breach() -> Record:
+    """3 players, round 3, trick 2, roll 3: Ben holds purple and rolls red."""
+    def rolls(*texts: str) -> list[Record]:
+        out = []
+        for text in texts:
+            player, die, face = text.split()
+            out.append({"player": int(player), "die": die,
+                        "face": int(face) if face.isdigit() else face})
+        return out
+    return {
+        "format": "minodice-record", "version": 1, "players": ["Ana", "Ben", "Cleo"],
+        "rounds": [
+            {"hands": [["red"], ["yellow"], ["purple"]], "bids": [1, 0, 0],
+             "tricks": [rolls("0 red 5", "1 yellow 3", "2 purple 1")]},
+            {"hands": [["gray", "gray"], ["yellow", "yellow"], ["purple", "purple"]],
+             "bids": [0, 2, 0],
+             "tricks": [rolls("1 yellow 5", "2 purple 3", "0 gray 1"),
+                        rolls("1 yellow 4", "2 purple 2", "0 gray flag")]},
+            {"hands": [["purple", "purple", "gray"], ["purple", "red", "red"],
+                       ["red", "purple", "yellow"]],
+             "bids": [1, 0, 2],
+             "tricks": [rolls("2 red 7", "0 purple 1", "1 red 5"),
+                        rolls("2 purple 3", "0 purple 2", "1 red 6")]},
+        ],
+    }
+
+
+def cli(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run ``minodice ARGS`` as a user would (stderr is a pipe, not a terminal)."""
+    # Standard streams in UTF-8, undecodable input bytes passed through (the default of
+    # Python in the C.UTF-8 locale); test_stdin_that_is_not_utf8_under_strict_decoding
+    # tries the strict decoding of other UTF-8 locales.
+    full_env = dict(os.environ, PYTHONIOENCODING="utf-8:surrogateescape")
+    full_env.pop("FORCE_COLOR", None)
+    if env:
+        full_env.update(env)
+    return subprocess.run([sys.executable, "-m", "minodice.cli", *args], input=stdin,
+                          capture_output=True, env=full_env, cwd=cwd, check=False,
+                          timeout=300)
+
+
+def write(path: Path, data: Record) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def random_record(players: int, seed: int) -> Record:
+    import random
+
+    rng = random.Random(seed)
+    state = GameState.new(players=players)
+    while not state.is_terminal():
+        if state.current_player == CHANCE:
+            state.apply_chance(state.sample_chance(rng))
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    return export_record(state, ["Ana", "Ben", "Cleo", "Dara", "Emil", "Fay"][:players])
+
+
+# -- replay: valid records ------------------------------------------------------------------
+
+def test_replay_text(tmp_path: Path) -> None:
+    proc = cli("replay", str(write(tmp_path / "example.json", EXAMPLE)))
+    assert proc.returncode == 0
+    assert proc.stderr == b""
+    out = proc.stdout.decode()
+    assert "Round 1 · start player Ana" in out
+    assert "Trick 1: Ana red→6, Ben griffin→griffin, Cleo gray→flag" in out
+    assert "Ben wins" in out
+    assert "Ana          bid 1, won 0: -10" in out
+    assert "Game not finished" in out
+    assert "Traceback" not in out
+
+
+def test_replay_json_equals_summarize(tmp_path: Path) -> None:
+    for name, data in (("example", EXAMPLE), ("game", random_record(5, 1))):
+        proc = cli("replay", "--json", str(write(tmp_path / f"{name}.json", data)))
+        assert proc.returncode == 0
+        assert proc.stderr == b""
+        assert proc.stdout.count(b"\n") == 1  # one JSON object on one line
+        loaded = load_record(data)
+        assert json.loads(proc.stdout) == summarize(loaded.state, loaded.players)
+
+
+def test_replay_json_of_the_documented_example(tmp_path: Path) -> None:
+    proc = cli("replay", "--json", str(write(tmp_path / "example.json", EXAMPLE)))
+    assert json.loads(proc.stdout) == {
+        "players": ["Ana", "Ben", "Cleo"],
+        "complete": False,
+        "rounds": [
+            {"round": 1, "starter": 0, "bids": [1, 0, 0], "trick_winners": [1],
+             "tricks_won": [0, 1, 0], "bonus": [0, 0, 0], "points": [-10, -10, 10],
+             "totals": [-10, -10, 10]}
+        ],
+        "totals": [-10, -10, 10],
+        "winners": [],
+    }
+
+
+def test_replay_complete_game_names_the_winner(tmp_path: Path) -> None:
+    data = random_record(4, 2)
+    summary = json.loads(cli("replay", "--json", str(write(tmp_path / "g.json", data))).stdout)
+    assert summary["complete"] is True
+    assert summary["winners"]
+    text = cli("replay", str(tmp_path / "g.json")).stdout.decode()
+    names = [data["players"][i] for i in summary["winners"]]
+    last = text.rstrip("\n").splitlines()[-1]
+    assert last.startswith("Winner: " if len(names) == 1 else "Shared victory: ")
+    assert all(name in last for name in names)
+
+
+def test_replay_from_stdin() -> None:
+    text = json.dumps(EXAMPLE).encode()
+    proc = cli("replay", "-", stdin=text)
+    assert proc.returncode == 0
+    assert "Ben wins" in proc.stdout.decode()
+    proc = cli("replay", "--json", "-", stdin=text)
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["totals"] == [-10, -10, 10]
+
+
+def test_replay_stdin_and_file_agree(tmp_path: Path) -> None:
+    data = random_record(3, 3)
+    path = tmp_path / "g.json"
+    path.write_text(dumps_record(data), encoding="utf-8")
+    assert cli("replay", str(path)).stdout == cli("replay", "-", stdin=path.read_bytes()).stdout
+
+
+def test_replay_unicode_names(tmp_path: Path) -> None:
+    data = json.loads(json.dumps(EXAMPLE))
+    data["players"] = ["Zoë", "Øyvind", "李雷"]
+    proc = cli("replay", "--json", str(write(tmp_path / "u.json", data)))
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["players"] == ["Zoë", "Øyvind", "李雷"]
+    proc = cli("replay", str(tmp_path / "u.json"))
+    assert "Øyvind wins" in proc.stdout.decode()
+
+
+# -- replay: invalid records ----------------------------------------------------------------
+
+def test_invalid_record_text(tmp_path: Path) -> None:
+    proc = cli("replay", str(write(tmp_path / "bad.json", r9_breach())))
+    assert proc.returncode == 1
+    assert proc.stdout == b""
+    assert proc.stderr.decode() == (
+        f"minodice replay: invalid record: round 3, trick 2, roll 3: {R9_MESSAGE}\n")
+
+
+def test_invalid_record_json(tmp_path: Path) -> None:
+    proc = cli("replay", "--json", str(write(tmp_path / "bad.json", r9_breach())))
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout) == {"error": {
+        "round": 3, "trick": 2, "roll": 3, "rule": "R9", "message": R9_MESSAGE}}
+    assert f"round 3, trick 2, roll 3: {R9_MESSAGE}" in proc.stderr.decode()
+
+
+def test_invalid_record_from_stdin() -> None:
+    proc = cli("replay", "--json", "-", stdin=json.dumps(r9_breach()).encode())
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["error"]["rule"] == "R9"
+
+
+def test_invalid_record_without_place(tmp_path: Path) -> None:
+    data = json.loads(json.dumps(EXAMPLE))
+    data["players"] = ["Ana", "Ben"]
+    proc = cli("replay", "--json", str(write(tmp_path / "bad.json", data)))
+    assert proc.returncode == 1
+    error = json.loads(proc.stdout)["error"]
+    assert (error["round"], error["trick"], error["roll"], error["rule"]) == (
+        None, None, None, "R1")
+    assert error["message"] in proc.stderr.decode()
+
+
+# Broken inputs of every sort: file contents, then paths that are not readable files.
+BAD_TEXTS: dict[str, bytes] = {
+    "empty": b"",
+    "whitespace": b"  \n\t ",
+    "truncated": json.dumps(EXAMPLE).encode()[:-7],
+    "python-dict": str(EXAMPLE).encode(),
+    "trailing-comma": b'{"format": "minodice-record",}',
+    "array": b"[]",
+    "string": b'"minodice-record"',
+    "number": b"42",
+    "null": b"null",
+    "binary": bytes(range(256)),
+    "latin-1": '{"players": ["Zoë"]}'.encode("latin-1"),
+    "utf-16": json.dumps(EXAMPLE).encode("utf-16"),
+    "bom": b"\xef\xbb\xbf" + json.dumps(EXAMPLE).encode(),
+    "deep-array": b"[" * 100_000 + b"]" * 100_000,
+    "deep-object": b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
+    "nan-face": json.dumps(EXAMPLE).replace('"face": 6', '"face": NaN').encode(),
+    "huge-face": json.dumps(EXAMPLE).replace('"face": 6', '"face": 1e999').encode(),
+    "huge-int": json.dumps(EXAMPLE).replace('"face": 6', '"face": ' + "7" * 5000).encode(),
+    "huge-int-extra": json.dumps({**EXAMPLE, "seed": 0}).replace(
+        '"seed": 0', '"seed": ' + "1" * 10_000).encode(),
+    "huge-player": json.dumps(EXAMPLE).replace('"player": 0', '"player": ' + "9" * 400)
+    .encode(),
+    "wrong-format": json.dumps({**EXAMPLE, "format": "pgn"}).encode(),
+    "r9": json.dumps(r9_breach()).encode(),
+    "no-rounds": json.dumps({k: v for k, v in EXAMPLE.items() if k != "rounds"}).encode(),
+    "rounds-null": json.dumps({**EXAMPLE, "rounds": None}).encode(),
+    "round-string": json.dumps({**EXAMPLE, "rounds": ["round 1"]}).encode(),
+    "tricks-number": json.dumps({**EXAMPLE, "rounds": [
+        {**EXAMPLE["rounds"][0], "tricks": 3}]}).encode(),
+    "rolls-numbers": json.dumps({**EXAMPLE, "rounds": [
+        {**EXAMPLE["rounds"][0], "tricks": [[1, 2, 3]]}]}).encode(),
+}
+BAD_PATHS = ["folder", "missing", "missing-dir"]
+BAD_NAMES = [*BAD_TEXTS, *BAD_PATHS]
+
+
+@pytest.fixture(scope="module")
+def bad_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("bad")
+    paths = {}
+    for name, content in BAD_TEXTS.items():
+        paths[name] = tmp / f"{name}.json"
+        paths[name].write_bytes(content)
+    paths["folder"] = tmp / "a-folder"
+    paths["folder"].mkdir()
+    paths["missing"] = tmp / "no-such-file.json"
+    paths["missing-dir"] = tmp / "no" / "such" / "dir.json"
+    return paths
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_broken_input_is_one_clean_error(name: str, bad_inputs: dict[str, Path]) -> None:
+    path = bad_inputs[name]
+    proc = cli("replay", str(path))
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    assert proc.stdout == b""
+    assert err.startswith("minodice replay: invalid record: ")
+    assert err.count("\n") == 1  # one line
+    proc = cli("replay", "--json", str(path))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr.decode("utf-8", "replace")
+    error = json.loads(proc.stdout)["error"]
+    assert set(error) == {"round", "trick", "roll", "rule", "message"}
+    assert error["message"] in proc.stderr.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("name", list(BAD_TEXTS))
+def test_broken_input_on_stdin(name: str, bad_inputs: dict[str, Path]) -> None:
+    proc = cli("replay", "--json", "-", stdin=bad_inputs[name].read_bytes())
+    assert proc.returncode == 1, proc.stderr.decode("utf-8", "replace")
+    assert "Traceback" not in proc.stderr.decode("utf-8", "replace")
+    assert set(json.loads(proc.stdout)["error"]) == {"round", "trick", "roll", "rule", "message"}
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_broken_input_in_process(name: str, bad_inputs: dict[str, Path]) -> None:
+    result = CliRunner().invoke(app, ["replay", "--json", str(bad_inputs[name])])
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception)
+    assert json.loads(result.stdout)["error"]["message"]
+
+
+def test_missing_file_and_folder_messages(bad_inputs: dict[str, Path]) -> None:
+    proc = cli("replay", str(bad_inputs["missing"]))
+    assert "no such file" in proc.stderr.decode()
+    assert str(bad_inputs["missing"]) in proc.stderr.decode()
+    proc = cli("replay", str(bad_inputs["folder"]))
+    assert "folder" in proc.stderr.decode()
+
+
+def test_replay_without_a_file_is_a_usage_error() -> None:
+    proc = cli("replay")
+    assert proc.returncode == 2
+    assert b"Traceback" not in proc.stderr
+    assert b"Missing argument" in proc.stderr
+
+
+# -- simulate ------------------------------------------------------------------------------
+
+def test_simulate_prints_a_summary() -> None:
+    proc = cli("simulate", "--players", "3", "--games", "5", "--seed", "1")
+    assert proc.returncode == 0
+    lines = proc.stdout.decode().splitlines()
+    assert lines[0] == ("Simulated 5 games: 3 random players, dice set mino, variant standard, "
+                        "seed 1")
+    assert lines[1].startswith("Time: ")
+    assert lines[2].startswith("Mean score per seat: seat 1: ")
+    assert "seat 3: " in lines[2]
+    assert "seat 4" not in lines[2]
+    assert lines[3].startswith("Bids made: ")
+    assert lines[3].endswith(f"of {5 * 8 * 3}")  # 5 games × 8 rounds × 3 bids
+
+
+def test_simulate_json_agrees_with_its_records(tmp_path: Path) -> None:
+    folder = tmp_path / "games"
+    proc = cli("simulate", "-n", "5", "-g", "7", "-s", "3", "--edition", "skull-king",
+               "--variant", "simplified", "--save-records", str(folder), "--json")
+    assert proc.returncode == 0
+    out = json.loads(proc.stdout)
+    assert (out["players"], out["games"], out["seed"], out["edition"], out["variant"]) == (
+        5, 7, 3, "skull-king", "simplified")
+    files = sorted(folder.iterdir())
+    assert [f.name for f in files] == [f"game-{i:04d}.json" for i in range(1, 8)]
+    finals, bids, made = [], 0, 0
+    for f in files:
+        data = json.loads(f.read_text(encoding="utf-8"))
+        assert (data["dice_set"], data["variant"], len(data["players"])) == (
+            "skull-king", "simplified", 5)
+        summary = summarize(load_record(data).state, data["players"])
+        assert summary["complete"] is True
+        finals.append(summary["totals"])
+        for rnd in summary["rounds"]:
+            bids += 5
+            made += sum(b == w for b, w in zip(rnd["bids"], rnd["tricks_won"], strict=True))
+    means = [round(sum(t[i] for t in finals) / 7, 2) for i in range(5)]
+    assert out["mean_scores"] == means
+    assert out["bid_success"] == round(made / bids, 4)
+
+
+def test_saved_records_replay(tmp_path: Path) -> None:
+    folder = tmp_path / "games"
+    proc = cli("simulate", "--players", "6", "--games", "3", "--seed", "4",
+               "--save-records", str(folder))
+    assert proc.returncode == 0
+    assert f"Records saved in {folder}/" in proc.stdout.decode()
+    files = sorted(folder.glob("*.json"))
+    assert len(files) == 3
+    for f in files:
+        replayed = cli("replay", str(f))
+        assert replayed.returncode == 0, replayed.stderr.decode()
+        assert replayed.stdout.decode().rstrip("\n").splitlines()[-1].startswith(
+            ("Winner: ", "Shared victory: "))
+        summary = json.loads(cli("replay", "--json", str(f)).stdout)
+        assert summary["complete"] is True
+        assert len(summary["rounds"]) == 6
+
+
+def test_save_records_creates_nested_folders(tmp_path: Path) -> None:
+    folder = tmp_path / "a" / "b"
+    assert cli("simulate", "-g", "2", "--save-records", str(folder)).returncode == 0
+    assert len(list(folder.iterdir())) == 2
+
+
+def test_same_seed_same_bytes(tmp_path: Path) -> None:
+    def run(folder: str, seed: str) -> dict[str, bytes]:
+        proc = cli("simulate", "-n", "4", "-g", "6", "-s", seed, "--save-records",
+                   str(tmp_path / folder))
+        assert proc.returncode == 0
+        return {p.name: p.read_bytes() for p in sorted((tmp_path / folder).iterdir())}
+
+    first, second, other = run("one", "42"), run("two", "42"), run("three", "43")
+    assert len(first) == 6
+    assert first == second
+    assert first != other
+    assert all(first[name] != other[name] for name in first)
+
+
+def test_games_of_a_run_do_not_depend_on_the_run_length(tmp_path: Path) -> None:
+    cli("simulate", "-g", "2", "-s", "5", "--save-records", str(tmp_path / "short"))
+    cli("simulate", "-g", "4", "-s", "5", "--save-records", str(tmp_path / "long"))
+    for name in ("game-0001.json", "game-0002.json"):
+        assert (tmp_path / "short" / name).read_bytes() == (tmp_path / "long" / name).read_bytes()
+
+
+@pytest.mark.parametrize(("args", "hint"), [
+    (["--players", "7"], "--players"),
+    (["--players", "2"], "--players"),
+    (["--players", "x"], "--players"),
+    (["--games", "0"], "--games"),
+    (["--games", "-1"], "--games"),
+    (["--edition", "foo"], "--edition"),
+    (["--variant", "foo"], "--variant"),
+    (["--seed", "one"], "--seed"),
+    (["--bogus"], "--bogus"),
+])
+def test_simulate_bad_options(args: list[str], hint: str) -> None:
+    proc = cli("simulate", *args)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2
+    assert "Traceback" not in err
+    assert "Usage: " in err
+    assert hint in err
+    assert proc.stdout == b""
+
+
+def test_save_records_onto_a_file_is_a_usage_error(tmp_path: Path) -> None:
+    target = tmp_path / "file.txt"
+    target.write_text("keep me", encoding="utf-8")
+    proc = cli("simulate", "-g", "1", "--save-records", str(target))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr.decode()
+    assert "--save-records" in proc.stderr.decode()
+    assert target.read_text(encoding="utf-8") == "keep me"
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal() -> None:
+    proc = cli("simulate", "--games", "400", "--seed", "6")
+    assert proc.returncode == 0
+    assert proc.stderr == b""
+    assert b"\x1b" not in proc.stdout
+    assert proc.stdout.startswith(b"Simulated 400 games")
+    proc = cli("simulate", "--games", "400", "--seed", "6", "--json")
+    assert proc.stderr == b""
+    assert proc.stdout.count(b"\n") == 1
+    assert json.loads(proc.stdout)["games"] == 400
+
+
+def test_progress_bar_stays_off_stdout_when_stderr_is_a_terminal() -> None:
+    # The progress bar is shown when stderr is a terminal; whatever it draws must go
+    # there, so that `minodice simulate --json > out.json` gives a clean file.
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "minodice.cli", "simulate", "--games", "1500", "--seed", "7",
+         "--json"], stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    drawn: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            drawn.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    out, _ = proc.communicate(timeout=300)
+    reader.join(timeout=10)
+    os.close(master)
+    assert proc.returncode == 0
+    assert json.loads(out)["games"] == 1500
+    assert out.startswith(b"{"), out[:80]
+    assert out.count(b"\n") == 1
+
+
+# -- replay never shows a traceback, whatever the bytes on stdin -------------------------------
+
+def test_stdin_that_is_not_utf8_under_strict_decoding() -> None:
+    # With a strict UTF-8 standard input (PYTHONIOENCODING=utf-8, as on most desktops
+    # with a UTF-8 locale) bytes that are not UTF-8 must still give a clean error.
+    proc = cli("replay", "-", stdin=b"\xff\xfe{}", env={"PYTHONIOENCODING": "utf-8:strict"})
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    assert err.startswith("minodice replay: invalid record: ")
+
+
+def test_demo_is_deterministic() -> None:
+    first = cli("demo", "--seed", "5")
+    assert first.returncode == 0
+    assert first.stdout.startswith(b"Demo game, seed 5")
+    assert first.stdout == cli("demo", "--seed", "5").stdout
+    assert first.stdout != cli("demo", "--seed", "6").stdout
