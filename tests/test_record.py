@@ -398,6 +398,31 @@ def test_not_json(text: str) -> None:
     assert str(err) == err.message
 
 
+def test_numbers_too_long_for_python_are_rejected_cleanly() -> None:
+    # Python refuses to convert integers of more than 4300 digits; parse_record must
+    # still answer with an InvalidRecordError (rule null), never a bare ValueError.
+    text = json.dumps(example_record()).replace('"face": 6', '"face": ' + "7" * 5000)
+    err = reject_text(text)
+    assert (err.rule, place(err)) == (None, NOWHERE)
+    text = json.dumps({**example_record(), "seed": 1}).replace('"seed": 1',
+                                                               '"seed": ' + "1" * 5000)
+    assert reject_text(text).rule is None
+
+
+@pytest.mark.parametrize("tricks", [5, "none yet", {"1": []}, None])
+def test_tricks_of_the_wrong_type_in_a_round_being_bid(tricks: Any) -> None:
+    # RECORD.md: wrong types are rejected. A round still being bid has no "bids" key;
+    # a "tricks" value there that is not a list is still of the wrong type.
+    data = example_record()
+    del data["rounds"][0]["bids"]
+    data["rounds"][0]["tricks"] = []
+    load_record(copy.deepcopy(data))  # an empty list of tricks is fine
+    data["rounds"][0]["tricks"] = tricks
+    err = reject(data)
+    assert err.rule in (None, "R6")
+    assert place(err) == (1, None, None)
+
+
 @pytest.mark.parametrize("data", [[], None, 3, "record", [example_record()]])
 def test_a_record_is_an_object(data: Any) -> None:
     err = reject(data)

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+from rich.console import Console
+from rich.progress import Progress
 
 from minodice import __version__
 from minodice.bots.advisor import AdviceError
@@ -72,7 +74,10 @@ def main(
 
 def _read_record_text(file: str) -> str:
     if file == "-":
-        return sys.stdin.read()
+        try:
+            return sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidRecordError("cannot read standard input: not UTF-8 text") from None
     path = Path(file)
     try:
         return path.read_text(encoding="utf-8")
@@ -105,6 +110,11 @@ def replay(
         typer.echo(json.dumps(summarize(loaded.state, loaded.players), ensure_ascii=False))
     else:
         typer.echo(render_replay(loaded.state, loaded.players), nl=False)
+
+
+def _progress() -> Progress:
+    """A progress bar on standard error, gone when done (shown only on a terminal)."""
+    return Progress(console=Console(stderr=True), transient=True)
 
 
 def _check_range(name: str, value: int, low: int, high: int | None = None) -> None:
@@ -165,9 +175,7 @@ def simulate_cmd(
         runs = _bot_games(lineup, games, seed, edition.value, variant.value, save)
     start = time.perf_counter()
     if sys.stderr.isatty():
-        from rich.progress import Progress
-
-        with Progress(transient=True) as progress:
+        with _progress() as progress:
             task = progress.add_task("Simulating", total=games)
             step = max(1, games // 200)
             for state in runs:
@@ -260,9 +268,7 @@ def tournament(
                           time_limit)
     try:
         if sys.stderr.isatty():
-            from rich.progress import Progress
-
-            with Progress(transient=True) as progress:
+            with _progress() as progress:
                 task = progress.add_task("Playing", total=games)
                 results = run_games(spec, workers,
                                     lambda done: progress.update(task, completed=done))

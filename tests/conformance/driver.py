@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import fields, is_dataclass
 from fractions import Fraction
+from functools import partial
 from math import comb, prod
 from typing import Any
 
@@ -175,18 +176,19 @@ class Checker:
     """Plays a game with the random player and checks the engine at every step.
 
     ``probe_rate`` is the share of steps at which illegal actions are tried and views are
-    compared across states that differ only in hidden dice or secret bids.
+    compared across states that differ only in hidden dice or secret bids; the first step
+    of every phase of every round is always probed.
     """
 
-    def __init__(self, state: GameState, sampler: random.Random, probe_rate: float = 0.12,
-                 full_draw_check_up_to: int = 5) -> None:
+    def __init__(self, state: GameState, sampler: random.Random, probe_rate: float = 0.06
+                 ) -> None:
         self.state = state
         self.spec: SetSpec = SPECS[state.dice_set.name]
         self.sampler = sampler
         self.probe_rate = probe_rate
-        self.full_draw_check_up_to = full_draw_check_up_to
         self.finished_tricks = 0
         self.counts: Counter[str] = Counter()
+        self.probed: set[tuple[int, Phase]] = set()  # each phase of each round is probed
 
     # -- driving -----------------------------------------------------------------------
 
@@ -197,16 +199,16 @@ class Checker:
             if state.is_terminal():
                 self.probe_refusals()
                 return state
-            probe = self.sampler.random() < self.probe_rate
-            if probe:
+            moment = (state.round_no, state.phase)
+            if self.sampler.random() < self.probe_rate or moment not in self.probed:
+                self.probed.add(moment)
                 self.probe_refusals()
                 self.probe_hidden_information()
             log = state.rounds[-1]
             if state.current_player == CHANCE:
                 listed = self.check_chance_outcomes()
                 outcome = state.sample_chance(rng)
-                if listed is not None:
-                    assert outcome in listed, f"sampled {outcome!r} is not a listed outcome"
+                assert outcome in listed, f"sampled {outcome!r} is not a listed outcome"
                 self.check_outcome_shape(outcome)
                 state.apply_chance(outcome)
             else:
@@ -266,9 +268,11 @@ class Checker:
         assert state.totals == [sum(g.points[s] for g in finished if g.points) for s in range(n)]
         phase = state.phase
         if phase in (Phase.DRAW, Phase.BID):
-            assert log.bids is None and not log.tricks
+            assert log.bids is None
+            assert not log.tricks
         if phase is Phase.DRAW:
-            assert state.current_player == CHANCE and 0 <= state.drawing_seat < n
+            assert state.current_player == CHANCE
+            assert 0 <= state.drawing_seat < n
         elif phase is Phase.BID:
             assert state.bidders() == [s for s in range(n) if state.bids[s] < 0]
             assert state.current_player in state.bidders()
@@ -276,9 +280,11 @@ class Checker:
                 expected = tuple(Bid(b) for b in range(r + 1)) if s in state.bidders() else ()
                 assert state.legal_actions(s) == expected
         elif phase in (Phase.PLAY, Phase.ROLL):
-            assert log.bids is not None and state.bids == log.bids
+            assert log.bids is not None
+            assert state.bids == log.bids
             trick = log.tricks[-1]
-            assert len(trick) < n and len(log.winners) == len(log.tricks) - 1
+            assert len(trick) < n
+            assert len(log.winners) == len(log.tricks) - 1
             lead = state.starter if len(log.tricks) == 1 else log.winners[-1]  # R7
             assert state.leader == lead
             assert [seat for seat, _, _ in trick] == [(lead + i) % n for i in range(len(trick))]
@@ -293,9 +299,11 @@ class Checker:
             else:
                 assert state.current_player == CHANCE
                 pending = state.pending_roll
-                assert pending is not None and state.hand(roller).count(pending.kind) > 0
+                assert pending is not None
+                assert state.hand(roller).count(pending.kind) > 0
         else:
-            assert state.current_player == TERMINAL and r == state.n_rounds
+            assert state.current_player == TERMINAL
+            assert r == state.n_rounds
             best = max(state.totals)
             assert state.winners() == [s for s in range(n) if state.totals[s] == best]
         if phase is not Phase.OVER:
@@ -314,7 +322,9 @@ class Checker:
         trick = public_trick(state, log.tricks[-1]) if live else []
         for s in range(n):
             v = view(state, s)
-            assert v.seat == s and v.players == n and v.round_no == state.round_no
+            assert v.seat == s
+            assert v.players == n
+            assert v.round_no == state.round_no
             assert v.hand == state.hand(s)
             assert v.hand_sizes == tuple(len(state.hand(o)) for o in range(n))
             assert [p.round_no for p in v.history] == [
@@ -331,7 +341,7 @@ class Checker:
                 assert v.bids == tuple(log.bids)
             assert [(p.seat, p.kind, p.face.record_value) for p in v.trick] == trick
             expected_follow = follow_kind(spec, [kind for _, kind, _ in trick]) if live else None
-            assert v.follow == expected_follow, f"view follows {v.follow}, R9 says {expected_follow}"
+            assert v.follow == expected_follow, f"view: follow {v.follow}; R9: {expected_follow}"
             assert v.legal_actions == state.legal_actions(s)
             assert v.totals == tuple(state.totals)
             if state.phase is Phase.PLAY and s == state.current_player:
@@ -351,11 +361,9 @@ class Checker:
 
     # -- chance -------------------------------------------------------------------------
 
-    def check_chance_outcomes(self) -> list[Hand | Face] | None:
+    def check_chance_outcomes(self) -> list[Hand | Face]:
         """Exact probabilities (R4 hypergeometric draws, R8 fair dice) summing to 1."""
         state, spec = self.state, self.spec
-        if state.phase is Phase.DRAW and state.round_no > self.full_draw_check_up_to:
-            return None
         outcomes = state.chance_outcomes()
         assert outcomes, "a chance node without outcomes"
         assert all(isinstance(p, Fraction) and p > 0 for _, p in outcomes)
@@ -380,17 +388,19 @@ class Checker:
                 assert sum(drawn.values()) == r
                 assert p == Fraction(prod(comb(bag[k], c) for k, c in drawn.items()),
                                      comb(total, r)), f"P({hand}) = {p}"
-            self.counts["full draw checks"] += 1
+            self.counts["draw checks"] += 1
         return listed
 
     def check_outcome_shape(self, outcome: Hand | Face) -> None:
         state = self.state
         if state.phase is Phase.ROLL:
             pending = state.pending_roll
-            assert isinstance(outcome, Face) and pending is not None
+            assert isinstance(outcome, Face)
+            assert pending is not None
             assert outcome.record_value in self.spec.faces[pending.kind.name]
         else:
-            assert isinstance(outcome, Hand) and len(outcome) == state.round_no
+            assert isinstance(outcome, Hand)
+            assert len(outcome) == state.round_no
             bag = dict(zip(self.spec.kinds, state.bag, strict=True))
             assert all(c <= bag[k] for k, c in hand_counter(outcome).items())
 
@@ -417,7 +427,8 @@ class Checker:
     def check_round_score(self, log: RoundLog) -> None:
         state = self.state
         r = state.rounds.index(log) + 1
-        assert len(log.tricks) == len(log.winners) == r and log.bids is not None
+        assert len(log.tricks) == len(log.winners) == r
+        assert log.bids is not None
         pot = [0] * state.n
         for trick, winner in zip(log.tricks, log.winners, strict=True):
             _, bonus = trick_result(self.spec, [f for _, _, f in public_trick(state, trick)])
@@ -515,7 +526,7 @@ class Checker:
             if r >= 1:
                 bad.append(Hand.from_kinds(ds, [spec.kinds[-1]] * r))
         for outcome in bad:
-            expect_refused(state, lambda o=outcome: state.apply_chance(o), f"outcome {outcome!r}",
+            expect_refused(state, partial(state.apply_chance, outcome), f"outcome {outcome!r}",
                            before)
             self.counts["bad outcomes"] += 1
 

@@ -10,10 +10,18 @@ from math import sqrt
 
 import pytest
 
-from minodice.core import CHANCE, Face, Hand, Phase, load_dice_set
+from minodice.core import Face, Hand, Phase, load_dice_set
 
 from .driver import DICE_SETS, hand_counter, new_game, random_step, seeded_game
-from .oracle import SPECS, TOTAL_DICE, FaceValue, follow_kind, legal_kinds, round_score, trick_result
+from .oracle import (
+    SPECS,
+    TOTAL_DICE,
+    FaceValue,
+    follow_kind,
+    legal_kinds,
+    round_score,
+    trick_result,
+)
 
 
 @pytest.mark.parametrize("name", DICE_SETS)
@@ -22,6 +30,10 @@ def test_dice_sets_are_the_rules_table(name: str) -> None:
     assert ds.symbols == spec.symbols
     assert [k.name for k in ds.kinds] == list(spec.kinds)
     assert ds.size == sum(k.count for k in ds.kinds) == TOTAL_DICE
+    numbers = [k for k in ds.kinds if not k.special]
+    # R9 follows colours; each number kind has a colour of its own, so following the kind
+    # (as the suite's oracle does) is following the colour.
+    assert len({k.colour for k in numbers}) == len(numbers)
     for kind in ds.kinds:
         assert kind.count == spec.counts[kind.name], kind.name
         assert kind.special == (kind.name in spec.special), kind.name
@@ -79,7 +91,8 @@ def test_sampled_draws_follow_the_listed_probabilities(name: str) -> None:
     rng = random.Random(11)
     while state.round_no < 3:  # into round 3's draw, where the bag is full again (R3)
         random_step(state, rng)
-    assert state.phase is Phase.DRAW and state.round_no == 3
+    assert state.phase is Phase.DRAW
+    assert state.round_no == 3
     outcomes = dict(state.chance_outcomes())
     draws = 20000
     seen = Counter(state.sample_chance(rng) for _ in range(draws))

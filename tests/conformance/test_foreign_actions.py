@@ -4,6 +4,7 @@ a legal action must be taken as that action, and one naming a kind the set lacks
 from __future__ import annotations
 
 import json
+from functools import partial
 from importlib import resources
 
 import pytest
@@ -59,6 +60,7 @@ def test_rolls_of_other_dice_set_objects(name: str) -> None:
                     assert snapshot(theirs) == snapshot(mine), f"{action!r} from {other.name}"
                     accepted += 1
                 else:
-                    expect_refused(state, lambda a=action: state.apply(a), f"{action!r}")
+                    expect_refused(state, partial(state.apply, action), f"{action!r}")
                     refused += 1
-    assert accepted > 0 and refused > 0
+    assert accepted > 0
+    assert refused > 0

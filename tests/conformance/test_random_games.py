@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 
-from minodice.core import export_record, summarize
+from minodice.core import export_record, load_record, summarize
 
-from .driver import DICE_SETS, PLAYER_COUNTS, VARIANTS, Checker, names, seeded_game
-from .oracle import score_record
+from .driver import DICE_SETS, PLAYER_COUNTS, VARIANTS, Checker, names, play_out, seeded_game
+from .oracle import SPECS, score_record, trick_result
 
 SEEDS = (0, 1, 2)
 MATRIX = [(p, d, v, seed) for p in PLAYER_COUNTS for d in DICE_SETS for v in VARIANTS
@@ -31,7 +32,8 @@ def test_random_game_keeps_every_invariant(
     assert checker.counts["rounds"] == rounds
     assert checker.counts["tricks"] == rounds * (rounds + 1) // 2
     # The probes really ran: refusals, bad outcomes, view comparisons, the follow rule.
-    for probe in ("refusals", "bad outcomes", "hand swaps", "follow checks", "full draw checks"):
+    for probe in ("refusals", "bad outcomes", "hand swaps", "bid swaps", "follow checks",
+                  "draw checks"):
         assert checker.counts[probe] > 0, probe
 
 
@@ -40,8 +42,6 @@ def test_scores_recomputed_from_the_record_json(
     players: int, dice_set: str, variant: str, seed: int
 ) -> None:
     state, rng = seeded_game(players, dice_set, variant, seed)
-    from .driver import play_out
-
     play_out(state, rng)
     record = json.loads(json.dumps(export_record(state, names(players))))
     score = score_record(record)  # R1–R9 checked and R10–R16 applied, from the JSON alone
@@ -58,10 +58,77 @@ def test_scores_recomputed_from_the_record_json(
 
     summary = summarize(state, names(players))
     assert summary["complete"] is True
-    assert summary["totals"] == score.totals and summary["winners"] == score.winners
+    assert summary["totals"] == score.totals
+    assert summary["winners"] == score.winners
     for row, ours in zip(summary["rounds"], score.rounds, strict=True):
         assert (row["round"], row["starter"], row["bids"]) == (
             ours.round_no, ours.starter, ours.bids)
         assert (row["trick_winners"], row["tricks_won"]) == (ours.trick_winners, ours.tricks_won)
         assert (row["bonus"], row["points"], row["totals"]) == (
             ours.bonus, ours.points, ours.totals)
+
+
+def test_random_games_reach_the_rare_cases() -> None:
+    """The random games above are worth something only if they reach every case of R10,
+    R13 and R14; count the cases over a batch of games, from their records."""
+    seen: Counter[str] = Counter()
+    roles = ("minotaur", "griffin", "mermaid")
+    for seed in range(100):
+        players, dice_set = PLAYER_COUNTS[seed % 4], DICE_SETS[seed % 2]
+        state = play_out(*seeded_game(players, dice_set, "standard", 100 + seed))
+        record = export_record(state, names(players))
+        spec = SPECS[dice_set]
+        for rnd in record["rounds"]:
+            won = [0] * players
+            for trick in rnd["tricks"]:
+                faces = [roll["face"] for roll in trick]
+                showing = sorted({roles[spec.symbols.index(f)] for f in faces
+                                  if f in spec.symbols})
+                numbers = [f for f in faces if isinstance(f, int)]
+                if len(showing) >= 2:
+                    seen["+".join(showing)] += 1
+                elif showing and len([f for f in faces if f in spec.symbols]) > 1:
+                    seen["one symbol, several times"] += 1
+                elif not showing and numbers and numbers.count(max(numbers)) > 1:
+                    seen["tied highest number"] += 1
+                elif not showing and not numbers:
+                    seen["only flags"] += 1
+                if trick[0]["die"] in spec.special:
+                    seen["special die leads"] += 1
+                index, bonus = trick_result(spec, faces)
+                won[trick[index]["player"]] += 1
+                if bonus:
+                    kind = "minotaur" if faces[index] == spec.symbols[0] else "mermaid"
+                    seen[f"{kind} bonus trick"] += 1
+            for bid, k in zip(rnd["bids"], won, strict=True):
+                seen[f"bid {'0' if bid == 0 else 'n'} {'made' if bid == k else 'missed'}"] += 1
+    for case in ("griffin+minotaur", "griffin+mermaid", "mermaid+minotaur",
+                 "griffin+mermaid+minotaur", "one symbol, several times", "tied highest number",
+                 "only flags", "special die leads", "bid 0 made", "bid 0 missed", "bid n made",
+                 "bid n missed", "minotaur bonus trick", "mermaid bonus trick"):
+        assert seen[case] > 0, f"no {case} in 100 random games: {dict(seen)}"
+
+
+@pytest.mark.parametrize("dice_set", DICE_SETS)
+def test_bonuses_when_every_bid_is_made(dice_set: str) -> None:
+    """R14 pays only on a made bid, which random bids rarely are: give the recorded games
+    perfect bids (bids do not change what may be rolled) and score them again."""
+    earned: Counter[str] = Counter()
+    for seed in range(60):
+        players = PLAYER_COUNTS[seed % 4]
+        state = play_out(*seeded_game(players, dice_set, "standard", 500 + seed))
+        record = export_record(state, names(players))
+        for rnd, log in zip(record["rounds"], state.rounds, strict=True):
+            rnd["bids"] = [log.winners.count(s) for s in range(players)]
+        perfect = load_record(json.loads(json.dumps(record))).state
+        score = score_record(record)
+        for ours, log in zip(score.rounds, perfect.rounds, strict=True):
+            assert (ours.points, ours.bonus, ours.totals) == (log.points, log.bonus, log.totals)
+            assert log.points is not None
+            assert log.bonus is not None
+            assert all(p >= 0 for p in log.points)  # every bid made
+            earned.update("mermaid" if b % 30 else "minotaur" for b in log.bonus if b)
+        assert perfect.totals == score.totals
+        assert perfect.winners() == score.winners
+    assert earned["minotaur"] > 0
+    assert earned["mermaid"] > 0

@@ -28,43 +28,35 @@ from dataclasses import dataclass
 
 from minodice.bots.sampling import sample_hands
 from minodice.bots.strength import Strength, choose_kind, strength_of
-from minodice.core.actions import Action, Bid, Roll
+from minodice.core.actions import Action, Bid
 from minodice.core.dice import Hand
-from minodice.core.state import CHANCE, GameState, Phase
+from minodice.core.state import CHANCE, GameState
 from minodice.core.view import SeatView
 from minodice.core.world import world_from_view
 
 
 def playout(state: GameState, rng: random.Random, strength: Strength,
             power: tuple[float, ...]) -> None:
-    """Play the round in ``state`` to its end with the heuristic for every player."""
+    """Play the round in ``state`` (bids all in) to its end with the heuristic for everyone."""
     log = state.rounds[-1]
     rand = rng.random
+    legal_kinds = state.legal_kinds
+    roll_kind = state.roll_kind
+    n = state.n
+    bids = state.bids
     while log.points is None:
-        player = state.current_player
-        if player == CHANCE:
+        if state.current_player == CHANCE:  # a die chosen before the play-out: roll it
             state.apply_chance(state.sample_chance(rng))
             continue
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            state.apply(legal[0])
+        kinds = legal_kinds()
+        if len(kinds) == 1:
+            roll_kind(kinds[0], rand())
             continue
-        if state.phase is Phase.BID:  # not expected: bids are set before a play-out
-            state.apply(legal[int(rand() * len(legal))])
-            continue
+        player = state.current_player
         rolled = state.rolled
-        kinds = [a.kind.index for a in legal if isinstance(a, Roll)]
-        kind = choose_kind(
-            strength,
-            kinds,
-            state.symbol_mask,
-            state.best_number,
-            rolled == 0,
-            state.n - 1 - rolled,
-            state.bids[player] - state.tricks_won[player],
-            power,
-        )
-        state.apply(legal[kinds.index(kind)])
+        kind = choose_kind(strength, kinds, state.symbol_mask, state.best_number, rolled == 0,
+                           n - 1 - rolled, bids[player] - state.tricks_won[player], power)
+        roll_kind(kind, rand())
 
 
 def round_value(log_points: Sequence[int], seat: int, spite: float) -> float:

@@ -14,6 +14,7 @@ These drive the ``easy`` bot and the fast play-out policy of the ``hard`` bot.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from minodice.core.dice import FLAG, SYMBOL_BASE, DiceSet
@@ -40,6 +41,7 @@ class Strength:
         self._take: dict[Hold, float] = {}
         self._p_win: dict[int, float] = {}
         self._power: dict[int, tuple[float, ...]] = {}
+        self._rows: dict[int, tuple[float, ...]] = {}
 
     # -- the model ------------------------------------------------------------------------
 
@@ -86,6 +88,15 @@ class Strength:
         self._p_win[key] = p
         return p
 
+    def p_win_row(self, mask: int, best: int, empty: bool, later: int) -> tuple[float, ...]:
+        """:meth:`p_win` for every kind at once (one lookup in play-outs)."""
+        key = (((mask << 7) | best) << 1 | empty) << 3 | later
+        row = self._rows.get(key)
+        if row is None:
+            row = self._rows[key] = tuple(
+                self.p_win(mask, best, empty, k, later) for k in range(len(self.dice_set.kinds)))
+        return row
+
     def power(self, players: int) -> tuple[float, ...]:
         """Per kind: the chance to win a trick of ``players`` dice, averaged over seats."""
         found = self._power.get(players)
@@ -126,7 +137,7 @@ def strength_of(dice_set: DiceSet) -> Strength:
 
 def choose_kind(
     strength: Strength,
-    kinds: list[int],
+    kinds: Sequence[int],
     mask: int,
     best: int,
     empty: bool,
@@ -143,18 +154,23 @@ def choose_kind(
     """
     if len(kinds) == 1:
         return kinds[0]
+    row = strength.p_win_row(mask, best, empty, later)
     if need > 0:
         best_kind, best_p = kinds[0], -1.0
         for k in kinds:
-            p = strength.p_win(mask, best, empty, k, later) - 0.01 * power[k]
+            p = row[k] - 0.01 * power[k]
             if p > best_p:
                 best_kind, best_p = k, p
         if best_p >= 0.25:
             return best_kind
-        return min(kinds, key=lambda k: power[k])
+        weakest, low = kinds[0], 2.0
+        for k in kinds:
+            if power[k] < low:
+                weakest, low = k, power[k]
+        return weakest
     chosen, low = kinds[0], 2.0
     for k in kinds:
-        p = strength.p_win(mask, best, empty, k, later) - 0.01 * power[k]
+        p = row[k] - 0.01 * power[k]
         if p < low:
             chosen, low = k, p
     return chosen

@@ -106,7 +106,6 @@ class DiceSet:
     __slots__ = (
         "_face_by_name",
         "_faces",
-        "_hands",
         "_kind_by_name",
         "engine_tables",
         "face_codes",
@@ -152,7 +151,6 @@ class DiceSet:
         )
         self.special: tuple[bool, ...] = tuple(k.special for k in kinds)
         self.shift: tuple[int, ...] = tuple(1 << (KIND_BITS * k.index) for k in kinds)
-        self._hands: dict[int, Hand] = {}
         # The engine's lookup tables for this set, built on first use (core.state._Tables).
         # Kept on the set itself so that they live and die with it.
         self.engine_tables: Any = None
@@ -197,11 +195,21 @@ class DiceSet:
         return face.code - SYMBOL_BASE if face.is_symbol else None
 
     def hand_of_key(self, key: int) -> Hand:
-        hand = self._hands.get(key)
-        if hand is None:
-            counts = tuple((key >> (KIND_BITS * i)) & KIND_MASK for i in range(len(self.kinds)))
-            hand = self._hands[key] = Hand(self, key, counts)
-        return hand
+        """The hand with engine key ``key``.
+
+        Deliberately not interned: a cache of hands seen would hold other players' dice
+        where any code holding this dice set (a bot, through its view) could read them.
+        """
+        counts = tuple((key >> (KIND_BITS * i)) & KIND_MASK for i in range(len(self.kinds)))
+        return Hand(self, key, counts)
+
+    def hand_size(self, key: int) -> int:
+        """The number of dice in the hand with engine key ``key``."""
+        size = 0
+        while key:
+            size += key & KIND_MASK
+            key >>= KIND_BITS
+        return size
 
     def hand_of_counts(self, counts: tuple[int, ...] | list[int]) -> Hand:
         key = 0
@@ -217,7 +225,7 @@ class DiceSet:
 
 
 class Hand:
-    """A multiset of die kinds (a player's dice behind the screen). Interned per dice set.
+    """A multiset of die kinds (a player's dice behind the screen); equal by content.
 
     ``str()`` is the comma-separated kind names in the set's order, as the ``advise``
     command takes them; ``key`` is the engine's integer encoding (4 bits per kind).

@@ -149,7 +149,7 @@ def parse_record(text: str) -> LoadedRecord:
     """Read a record from JSON text; every problem is an :class:`InvalidRecordError`."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge integers, nesting
         raise _type_error(f"not JSON: {exc}") from None
     return load_record(data)
 
@@ -239,8 +239,10 @@ class _Reader:
             except IllegalActionError as exc:
                 raise self.fail(exc, r) from None
         if "bids" not in rnd:
-            tricks = rnd.get("tricks")
-            if (isinstance(tricks, list) and tricks) or not is_last:
+            tricks = rnd.get("tricks", [])
+            if not isinstance(tricks, list):
+                raise _type_error('"tricks" must be a list of tricks', r)
+            if tricks or not is_last:
                 raise InvalidRecordError(
                     f"round {r} has no bids, yet the game goes on after them (R6)", "R6", r)
             return

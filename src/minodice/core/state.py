@@ -78,6 +78,7 @@ class Phase(IntEnum):
     OVER = 4
 
 
+_PRESENT_BITS = sum(1 << (KIND_BITS * k) for k in range(16))
 _DRAW, _BID, _PLAY, _ROLL, _OVER = Phase.DRAW, Phase.BID, Phase.PLAY, Phase.ROLL, Phase.OVER
 
 
@@ -107,6 +108,7 @@ class _Tables:
         "face_codes",
         "face_objs",
         "legal",
+        "legal_kinds",
         "nkinds",
         "rolls",
         "shift",
@@ -116,6 +118,7 @@ class _Tables:
     def __init__(self, dice_set: DiceSet) -> None:
         self.rolls: tuple[Roll, ...] = tuple(Roll(k) for k in dice_set.kinds)
         self.legal: dict[int, tuple[Roll, ...]] = {}
+        self.legal_kinds: dict[int, tuple[int, ...]] = {}
         self.face_objs: tuple[tuple[Face, ...], ...] = tuple(k.faces for k in dice_set.kinds)
         self.face_codes = dice_set.face_codes
         self.special = dice_set.special
@@ -126,20 +129,40 @@ class _Tables:
                 if not other.special and other.colour == kind.colour)
             for kind in dice_set.kinds
         )
+        self._build_legal(dice_set)
+
+    def _build_legal(self, dice_set: DiceSet) -> None:
+        """Every (kinds held, colour to follow) pair, computed once, in full.
+
+        Legal choices depend only on *which* kinds a hand holds (R8) and whether it holds
+        the colour to follow (R9), so the table is small (2^kinds × (kinds + 1)) and is
+        filled completely up front: it never records the hands actually seen, which a
+        memo shared through the dice set would leak to anyone holding a view.
+        """
+        nkinds = self.nkinds
+        for held_mask in range(1 << nkinds):
+            present = sum(1 << (KIND_BITS * k) for k in range(nkinds) if held_mask >> k & 1)
+            held = [k for k in range(nkinds) if held_mask >> k & 1]
+            for follow in range(-1, nkinds):
+                kinds = held
+                if follow >= 0 and present * KIND_MASK & self.colour_mask[follow]:
+                    kinds = [k for k in held
+                             if self.special[k] or self.colour_mask[k] == self.colour_mask[follow]]
+                key = (present << 4) | (follow + 1)
+                self.legal[key] = tuple(self.rolls[k] for k in kinds)
+                self.legal_kinds[key] = tuple(kinds)
+
+    @staticmethod
+    def present(hand_key: int) -> int:
+        """One bit per kind held (the lowest bit of its 4-bit field): the table's key part."""
+        return (hand_key | hand_key >> 1 | hand_key >> 2 | hand_key >> 3) & _PRESENT_BITS
 
     def legal_rolls(self, hand_key: int, follow: int) -> tuple[Roll, ...]:
-        """R9 for a hand and the colour to follow (``-1``: none yet), memoised."""
-        key = (hand_key << 4) | (follow + 1)
-        found = self.legal.get(key)
-        if found is not None:
-            return found
-        held = [k for k in range(self.nkinds) if (hand_key >> (KIND_BITS * k)) & KIND_MASK]
-        if follow >= 0 and hand_key & self.colour_mask[follow]:
-            held = [k for k in held
-                    if self.special[k] or (self.colour_mask[k] == self.colour_mask[follow])]
-        result = tuple(self.rolls[k] for k in held)
-        self.legal[key] = result
-        return result
+        """R8 and R9 for a hand and the colour to follow (``-1``: none yet)."""
+        return self.legal[(self.present(hand_key) << 4) | (follow + 1)]
+
+    def kinds_for(self, hand_key: int, follow: int) -> tuple[int, ...]:
+        return self.legal_kinds[(self.present(hand_key) << 4) | (follow + 1)]
 
 
 def _tables_for(dice_set: DiceSet) -> _Tables:
@@ -350,13 +373,38 @@ class GameState:
             cur = self.current_player
             if seat is not None and seat != cur:
                 return ()
-            found = self._t.legal.get((self.hands[cur] << 4) | (self.follow + 1))
-            return found if found is not None else self._t.legal_rolls(self.hands[cur], self.follow)
+            hand = self.hands[cur]
+            return self._t.legal[
+                ((hand | hand >> 1 | hand >> 2 | hand >> 3) & _PRESENT_BITS) << 4
+                | (self.follow + 1)]
         if phase is _BID:
             who = self.current_player if seat is None else seat
             if 0 <= who < self.n and self.bids[who] < 0:
                 return BIDS[: self.round_no + 1]
         return ()
+
+    def legal_kinds(self) -> tuple[int, ...]:
+        """During PLAY, the kind indices the current player may roll; else empty.
+
+        With :meth:`roll_kind`, the fast path for search play-outs.
+        """
+        if self.phase is not _PLAY:
+            return ()
+        return self._t.kinds_for(self.hands[self.current_player], self.follow)
+
+    def roll_kind(self, kind: int, u: float) -> None:
+        """The current player rolls a die of kind index ``kind``, showing face ``int(u * 6)``.
+
+        ``u`` is uniform in [0, 1) from the caller's generator. The same rules and checks
+        as ``apply(Roll(...))`` then ``apply_chance(face)``, in one call, for search.
+        """
+        if self.phase is not _PLAY or kind not in self._t.kinds_for(
+                self.hands[self.current_player], self.follow):
+            self.apply(self._t.rolls[kind] if 0 <= kind < self._t.nkinds else
+                       Roll(self.dice_set.kinds[0]))  # raises the rule's error
+            raise IllegalActionError("R8", f"kind {kind} cannot be rolled now")
+        self._pending = kind
+        self._apply_face(self._t.face_codes[kind][int(u * 6)])
 
     # -- decisions -----------------------------------------------------------------------
 
@@ -498,6 +546,8 @@ class GameState:
     def apply_chance(self, outcome: Outcome) -> None:
         """Apply a chance outcome: a drawn hand (DRAW) or the face the die shows (ROLL)."""
         if self.phase is _ROLL and type(outcome) is Face:
+            if self.dice_set.face_of_code(outcome.code) is not outcome:
+                self._check_foreign_face(outcome)
             self._apply_face(outcome.code)
         elif self.phase is _DRAW and type(outcome) is Hand:
             self._apply_draw(outcome)
@@ -507,6 +557,17 @@ class GameState:
             raise IllegalActionError(None, f"a draw needs a hand, not {outcome!r}")
         else:
             raise IllegalActionError(None, "no chance event is pending")
+
+    def _check_foreign_face(self, face: Face) -> None:
+        """A face object not of this set is accepted only if this set names it the same."""
+        try:
+            own = self.dice_set.face_of_code(face.code)
+        except KeyError:
+            own = None
+        if own is None or own.name != face.name:
+            kind = self.dice_set.kinds[self._pending].name
+            raise IllegalActionError("R8", f"a {kind} die has no face {face.name}",
+                                     (self.leader + self.rolled) % self.n)
 
     def _apply_draw(self, hand: Hand) -> None:
         seat = self._drawn
@@ -623,7 +684,13 @@ class GameState:
         other.totals = self.totals[:]
         other._last_sym = self._last_sym[:]
         other.rounds = [log.copy() for log in self.rounds]
-        other._trick = other.rounds[-1].tricks[-1] if other.rounds[-1].tricks else []
+        other._trick = self._trick[:]
+        # The trick in play (or the last one finished) is a list inside a round's log:
+        # point at the copy of that same list, wherever it is.
+        for log, copy in zip(reversed(self.rounds), reversed(other.rounds), strict=True):
+            if log.tricks and log.tricks[-1] is self._trick:
+                other._trick = copy.tricks[-1]
+                break
         return other
 
     def __repr__(self) -> str:

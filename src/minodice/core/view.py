@@ -139,7 +139,7 @@ def view(state: GameState, seat: int) -> SeatView:
         starter=state.starter,
         current_player=state.current_player,
         hand=state.hand(seat),
-        hand_sizes=tuple(ds.hand_of_key(k).size for k in state.hands),
+        hand_sizes=tuple(ds.hand_size(k) for k in state.hands),
         has_bid=has_bid,
         bids=bids,
         tricks_won=tuple(state.tricks_won) if not in_bidding else (0,) * state.n,

@@ -38,6 +38,7 @@ class GameResult:
     bids_made: list[int]
     bids: list[int]
     decision_seconds: list[list[float]] = field(default_factory=list)
+    made_by_round: list[list[bool]] = field(default_factory=list)  # per seat, per round
     record: dict[str, Any] | None = None
 
 
@@ -125,15 +126,10 @@ def play_bot_game(
     return state, times
 
 
-def bids_made(state: GameState) -> tuple[list[int], list[int]]:
-    """Per seat: bids made exactly, and bids made in all."""
-    made = [0] * state.n
-    total = [0] * state.n
-    for log in state.rounds:
-        if log.bids is None:
-            continue
-        for seat in range(state.n):
-            total[seat] += 1
-            if log.winners.count(seat) == log.bids[seat]:
-                made[seat] += 1
-    return made, total
+def made_by_round(state: GameState) -> list[list[bool]]:
+    """Per seat, per finished round: was the bid exactly right?"""
+    return [
+        [log.winners.count(seat) == log.bids[seat]
+         for log in state.rounds if log.bids is not None and log.points is not None]
+        for seat in range(state.n)
+    ]

@@ -19,7 +19,7 @@ from minodice.bots.protocol import BotError, load_bot_factory, make_bot
 from minodice.core.dice import load_dice_set
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig
-from minodice.play.match import GameResult, bids_made, deal_rng, play_bot_game
+from minodice.play.match import GameResult, deal_rng, made_by_round, play_bot_game
 
 # Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; 1.96 beyond.
 _T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
@@ -100,8 +100,9 @@ def play_one(spec: TournamentSpec, index: int) -> GameResult:
                         starter)
     state, times = play_bot_game(config, bots, names, spec.seed, deal,
                                  f"{spec.seed}:{index}", spec.time_limit)
-    made, total = bids_made(state)
-    return GameResult(index, names, list(state.totals), state.winners(), made, total, times)
+    made = made_by_round(state)
+    return GameResult(index, names, list(state.totals), state.winners(),
+                      [sum(m) for m in made], [len(m) for m in made], times, made)
 
 
 def _play_many(spec: TournamentSpec, indices: Sequence[int]) -> list[GameResult]:
