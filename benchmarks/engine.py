@@ -124,7 +124,6 @@ def main() -> None:
     ref_w: list[tuple[float, float]] = []
     ref_w_split: list[tuple[float, float]] = []
     ref_u: list[tuple[float, float]] = []
-    runs: list[Callable[[int], None]] = []
 
     def run_ours(i: int) -> None:
         games, elapsed = minodice_games(args.seconds, i)
@@ -141,7 +140,9 @@ def main() -> None:
         games, dec, ch, elapsed = openspiel_games(args.seconds, i, weighted=False)
         ref_u.append((games / elapsed, (dec + ch) / elapsed))
 
-    runs = [run_ours, run_sim] + ([run_ref] if have_openspiel else [])
+    runs: list[Callable[[int], None]] = [run_ours, run_sim]
+    if have_openspiel:
+        runs.append(run_ref)
     for i in range(args.repeats):
         for run in runs:
             run(i)
