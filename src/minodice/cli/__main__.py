@@ -1,0 +1,5 @@
+"""``python -m minodice.cli``."""
+
+from minodice.cli import run
+
+run()

@@ -1,0 +1,96 @@
+"""Commands for bots: ``tournament`` and the bid advisor ``advise``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from minodice.bots.advisor import AdviceError
+from minodice.bots.advisor import advise as advise_bid
+from minodice.bots.protocol import BotError
+from minodice.cli.common import Edition, VariantOption, app, check_range, lineup, progress_bar
+from minodice.play.tournament import TournamentSpec, run_games, summarize_games
+from minodice.text.tables import render_advice, render_tournament
+
+
+@app.command()
+def tournament(
+    bots: Annotated[str, typer.Option("--bots", help="Comma-separated bots, one per seat: "
+                                      "random, easy, medium, hard, file.py:Class or "
+                                      "module:Class.")],
+    players: Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")] = 4,
+    games: Annotated[int, typer.Option("--games", "-g", help="Number of games.")] = 100,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed: the same seed, the same "
+                                      "tournament.")] = 0,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Processes to use.")] = 1,
+    edition: Annotated[Edition, typer.Option(help="Dice set.")] = Edition.mino,
+    variant: Annotated[VariantOption, typer.Option(help="Scoring variant.")] = (
+        VariantOption.standard),
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds a bot may take "
+                                              "for one decision.")] = 10.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+) -> None:
+    """Bots against bots: rotated seats, duplicate deals, statistics per bot."""
+    check_range("--players", players, 3, 6)
+    check_range("--games", games, 1)
+    check_range("--workers", workers, 1, 64)
+    if time_limit <= 0:
+        raise typer.BadParameter("must be positive", param_hint="--time-limit")
+    seats = lineup(bots, players)
+    spec = TournamentSpec(players, tuple(seats), games, seed, edition.value, variant.value,
+                          time_limit)
+    try:
+        if sys.stderr.isatty():
+            with progress_bar() as progress:
+                task = progress.add_task("Playing", total=games)
+                results = run_games(spec, workers,
+                                    lambda done: progress.update(task, completed=done))
+        else:
+            results = run_games(spec, workers)
+    except BotError as exc:
+        typer.echo(f"minodice tournament: {exc}", err=True)
+        raise typer.Exit(1) from None
+    stats = summarize_games(results)
+    if as_json:
+        typer.echo(json.dumps({
+            "players": players, "games": games, "seed": seed, "edition": edition.value,
+            "variant": variant.value, "bots": [s.to_json() for s in stats]}))
+    else:
+        typer.echo(render_tournament(stats, games, players))
+
+
+@app.command()
+def advise(
+    hand: Annotated[str, typer.Option("--hand", help="Your dice, comma-separated, e.g. "
+                                      "red,red,griffin,gray,purple.")],
+    players: Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")] = 4,
+    round_no: Annotated[int, typer.Option("--round", "-r", help="Round number.")] = 0,
+    seat: Annotated[int, typer.Option("--seat", help="Your position after the round's start "
+                                      "player: 0 if you start.")] = 0,
+    edition: Annotated[Edition, typer.Option(help="Dice set.")] = Edition.mino,
+    variant: Annotated[VariantOption, typer.Option(help="Scoring variant.")] = (
+        VariantOption.standard),
+    samples: Annotated[int, typer.Option("--samples", help="Simulated rounds per bid.")] = 60,
+    seed: Annotated[
+        Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--seed", "-s", help="Seed, for the same answer every time."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
+) -> None:
+    """Bid advice for the physical game: odds of every bid for the dice behind your screen."""
+    check_range("--samples", samples, 1)
+    if round_no == 0:
+        round_no = len([p for p in hand.split(",") if p.strip()])
+    try:
+        advice = advise_bid(players, round_no, seat, hand, edition.value, variant.value,
+                            samples, seed)
+    except AdviceError as exc:
+        typer.echo(f"minodice advise: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if as_json:
+        typer.echo(json.dumps(advice.to_json()))
+    else:
+        typer.echo(render_advice(advice))

@@ -1,0 +1,82 @@
+"""What every ``minodice`` command shares: the Typer app, option types, checks.
+
+Every user mistake ends in a one-line error and a non-zero exit status, never a traceback:
+Typer/Click handle wrong options (exit 2); each command turns its own errors into a clear
+message.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+from minodice import __version__
+from minodice.bots.protocol import BotError, load_bot_factory
+
+app = typer.Typer(
+    name="minodice",
+    help="Mino Dice: rules engine, records, simulation, bots and bid advice.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class Edition(StrEnum):
+    """The dice set: ``mino`` (current edition) or ``skull-king`` (2016)."""
+
+    mino = "mino"
+    skull_king = "skull-king"
+
+
+class VariantOption(StrEnum):
+    standard = "standard"
+    simplified = "simplified"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"minodice {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        Optional[bool],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = None,
+) -> None:
+    """Mino Dice: rules engine, records, bots, advice and play."""
+
+
+def progress_bar() -> Progress:
+    """A progress bar on standard error, gone when done (shown only on a terminal)."""
+    return Progress(console=Console(stderr=True), transient=True)
+
+
+def check_range(name: str, value: int, low: int, high: int | None = None) -> None:
+    if value < low or (high is not None and value > high):
+        bound = f"{low} to {high}" if high is not None else f"at least {low}"
+        raise typer.BadParameter(f"{value} is not {bound}", param_hint=name)
+
+
+def lineup(bots: str, players: int) -> list[str]:
+    """One bot per seat from ``--bots``: a single name fills every seat."""
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    if len(names) == 1:
+        names = names * players
+    if len(names) != players:
+        raise typer.BadParameter(
+            f"{len(names)} bots for {players} players: give one per seat, or one for all",
+            param_hint="--bots")
+    try:
+        for name in set(names):
+            load_bot_factory(name)
+    except BotError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--bots") from None
+    return names

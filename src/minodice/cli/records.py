@@ -1,0 +1,188 @@
+"""Commands on games and records: ``replay``, ``simulate``, ``demo``."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from minodice.bots.protocol import BotError, make_bot
+from minodice.cli.common import Edition, VariantOption, app, check_range, lineup, progress_bar
+from minodice.core.dice import load_dice_set
+from minodice.core.errors import InvalidRecordError
+from minodice.core.record import LoadedRecord, dumps_record, export_record, parse_record, summarize
+from minodice.core.rules import Variant
+from minodice.core.state import GameConfig, GameState
+from minodice.play.match import play_bot_game
+from minodice.play.simulate import SimulationSummary, game_rng, play_random_game, simulate
+from minodice.text.replay import render_replay
+
+
+def _read_record_text(file: str) -> str:
+    if file == "-":
+        try:
+            return sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidRecordError("cannot read standard input: not UTF-8 text") from None
+    path = Path(file)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidRecordError(f"cannot read {file}: no such file") from None
+    except IsADirectoryError:
+        raise InvalidRecordError(f"cannot read {file}: it is a folder") from None
+    except UnicodeDecodeError:
+        raise InvalidRecordError(f"cannot read {file}: not UTF-8 text") from None
+    except OSError as exc:
+        raise InvalidRecordError(f"cannot read {file}: {exc.strerror}") from None
+
+
+@app.command()
+def replay(
+    file: Annotated[str, typer.Argument(help="A game record (JSON), or - for standard input.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the computed result as JSON (RECORD.md).")
+    ] = False,
+) -> None:
+    """Check a game record and show the game: hands, bids, rolls, trick winners, scores."""
+    try:
+        loaded: LoadedRecord = parse_record(_read_record_text(file))
+    except InvalidRecordError as exc:
+        typer.echo(f"minodice replay: invalid record: {exc}", err=True)
+        if as_json:
+            typer.echo(json.dumps(exc.to_json(), ensure_ascii=False))
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(json.dumps(summarize(loaded.state, loaded.players), ensure_ascii=False))
+    else:
+        typer.echo(render_replay(loaded.state, loaded.players), nl=False)
+
+
+@app.command(name="simulate")
+def simulate_cmd(
+    players: Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")] = 4,
+    games: Annotated[int, typer.Option("--games", "-g", help="Number of games.")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed; the same seed, the same "
+                                      "games.")] = 0,
+    edition: Annotated[Edition, typer.Option(help="Dice set.")] = Edition.mino,
+    variant: Annotated[VariantOption, typer.Option(help="Scoring variant.")] = (
+        VariantOption.standard),
+    save_records: Annotated[
+        Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--save-records", help="Write one record per game into this folder."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    bots: Annotated[
+        str, typer.Option("--bots", help="Comma-separated bots, one per seat or one for all: "
+                          "random, easy, medium, hard, file.py:Class or module:Class.")
+    ] = "random",
+) -> None:
+    """Play many games (between random legal players by default) and summarise them."""
+    check_range("--players", players, 3, 6)
+    check_range("--games", games, 1)
+    seats = lineup(bots, players)
+    if save_records is not None:
+        if save_records.exists() and not save_records.is_dir():
+            raise typer.BadParameter(f"{save_records} exists and is not a folder",
+                                     param_hint="--save-records")
+        try:
+            save_records.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise typer.BadParameter(f"cannot create {save_records}: {exc.strerror}",
+                                     param_hint="--save-records") from None
+    dice_set = load_dice_set(edition.value)
+    summary = SimulationSummary(players)
+    runs: Iterator[GameState]
+    names = [f"Bot {i + 1}" for i in range(players)]
+    digits = max(4, len(str(games)))
+
+    def save(index: int, state: Any) -> None:
+        if save_records is None:
+            return
+        record = export_record(state, names, {"seed": seed, "game": index})
+        (save_records / f"game-{index + 1:0{digits}d}.json").write_text(
+            dumps_record(record), encoding="utf-8")
+
+    if set(seats) == {"random"}:
+        runs = simulate(players, games, seed, dice_set, Variant(variant.value), on_game=save)
+    else:
+        names = seats
+        runs = _bot_games(seats, games, seed, edition.value, variant.value, save)
+    start = time.perf_counter()
+    if sys.stderr.isatty():
+        with progress_bar() as progress:
+            task = progress.add_task("Simulating", total=games)
+            step = max(1, games // 200)
+            for state in runs:
+                summary.add(state)
+                if summary.games % step == 0:
+                    progress.update(task, completed=summary.games)
+    else:
+        for state in runs:
+            summary.add(state)
+    summary.seconds = time.perf_counter() - start
+    if as_json:
+        typer.echo(json.dumps({
+            "players": players, "games": games, "seed": seed, "edition": edition.value,
+            "variant": variant.value, "seconds": round(summary.seconds, 3),
+            "games_per_second": round(summary.games_per_second, 1),
+            "mean_scores": [round(m, 2) for m in summary.mean_scores],
+            "bid_success": round(summary.bid_success, 4),
+        }))
+        return
+    who = "random players" if set(seats) == {"random"} else "seats: " + ",".join(seats)
+    typer.echo(f"Simulated {games} games: {players} {who}, dice set {edition.value}, "
+               f"variant {variant.value}, seed {seed}")
+    typer.echo(f"Time: {summary.seconds:.2f} s ({summary.games_per_second:,.0f} games/s)")
+    means = " · ".join(f"seat {i + 1}: {m:.1f}" for i, m in enumerate(summary.mean_scores))
+    typer.echo(f"Mean score per seat: {means}")
+    typer.echo(f"Bids made: {summary.bid_success:.1%} of {summary.bids:,}")
+    if save_records is not None:
+        typer.echo(f"Records saved in {save_records}/")
+
+
+def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, variant: str,
+               on_game: Callable[[int, GameState], None]) -> Iterator[GameState]:
+    """Games between the bots of ``seat_bots`` (seats as given), for ``simulate``."""
+    for index in range(games):
+        rng = game_rng(seed, index)
+        config = GameConfig(len(seat_bots), load_dice_set(edition), Variant(variant),
+                            rng.randrange(len(seat_bots)))
+        try:
+            state, _ = play_bot_game(config, [make_bot(b) for b in seat_bots], seat_bots, seed,
+                                     index, f"{seed}:{index}", time_limit=60.0)
+        except BotError as exc:
+            typer.echo(f"minodice simulate: {exc}", err=True)
+            raise typer.Exit(1) from None
+        on_game(index, state)
+        yield state
+
+
+@app.command()
+def demo(
+    players: Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")] = 4,
+    seed: Annotated[
+        Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--seed", "-s", help="Seed (default: a fresh one, printed)."),
+    ] = None,
+    edition: Annotated[Edition, typer.Option(help="Dice set.")] = Edition.mino,
+    variant: Annotated[VariantOption, typer.Option(help="Scoring variant.")] = (
+        VariantOption.standard),
+) -> None:
+    """Simulate one game between random players and replay it on screen."""
+    check_range("--players", players, 3, 6)
+    if seed is None:
+        seed = secrets.randbelow(10**6)
+    rng = game_rng(seed, 0)
+    config = GameConfig(players, load_dice_set(edition.value), Variant(variant.value),
+                        rng.randrange(players))
+    state = play_random_game(config, rng)
+    names = ["Ana", "Ben", "Cleo", "Dara", "Emil", "Fay"][:players]
+    typer.echo(f"Demo game, seed {seed} (minodice demo --seed {seed} replays it)\n")
+    typer.echo(render_replay(state, names), nl=False)

@@ -1,0 +1,1 @@
+"""Terminal play (Textual): one person against bots, or several around one screen."""

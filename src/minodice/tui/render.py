@@ -1,0 +1,206 @@
+"""Rich text for the table's panels: your dice, the trick, the players, summaries.
+
+Every die is written with its name as well as its colour, so nothing depends on colour
+alone (``NO_COLOR`` and colourless terminals lose nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.box import SIMPLE_HEAD
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from minodice.bots.advisor import Advice
+from minodice.core.actions import Roll
+from minodice.core.dice import DieKind
+from minodice.core.state import GameState
+from minodice.tui.words import Words
+
+COLOUR_STYLES = {
+    "brown": "bold dark_orange3", "green": "bold green3", "blue": "bold dodger_blue1",
+    "red": "bold red1", "yellow": "bold yellow1", "purple": "bold medium_purple1",
+    "gray": "bold grey70", "black": "bold white on grey23",
+}
+
+
+def kind_style(kind: DieKind) -> str:
+    return COLOUR_STYLES.get(kind.colour, "bold")
+
+
+def die_text(words: Words, kind: DieKind, face: str | None = None) -> Text:
+    """A die (and the face it shows) as coloured text: ``red→6``."""
+    text = Text(words.kind(kind.name), style=kind_style(kind))
+    if face is not None:
+        text.append("→")
+        # A special die showing its symbol: a star, so the line stays short in any language.
+        shown = "★" if kind.special and face == kind.name else words.face(face)
+        text.append(shown, style="bold")
+    return text
+
+
+def dice_panel(words: Words, state: GameState, seat: int | None, cursor: int,
+               show_faces: bool, choosing: bool) -> Text:
+    """The dice behind ``seat``'s screen, numbered; illegal ones marked with the reason."""
+    _ = words._
+    out = Text()
+    if seat is None:
+        out.append(_("Your dice are hidden."), style="italic")
+        out.append("\n")
+        out.append(_("The next player's screen opens when they are ready."), style="dim")
+        return out
+    hand = state.hand(seat)
+    out.append(_("Your dice") + "\n", style="underline")
+    legal = {a.kind.name for a in state.legal_actions(seat) if isinstance(a, Roll)}
+    kinds = [k for k in state.dice_set.kinds if hand.counts[k.index]]
+    if not kinds:
+        out.append(_("(none left this round)"), style="dim")
+        return out
+    blocked = False
+    for i, kind in enumerate(kinds):
+        allowed = not choosing or kind.name in legal
+        pointer = "▶" if choosing and i == cursor else " "
+        out.append(f"{pointer}{i + 1} ", style="bold" if allowed else "dim")
+        count = hand.counts[kind.index]
+        name = words.kind(kind.name) + (f" ×{count}" if count > 1 else "")
+        out.append(f"{name:<14}", style=kind_style(kind) if allowed else "dim strike")
+        if not allowed:
+            out.append(" ✗", style="bold")
+            blocked = True
+        if show_faces:
+            out.append("  " + " ".join(words.face(f.name) for f in kind.faces), style="dim")
+        out.append("\n")
+    if blocked and state.follow >= 0:
+        colour = state.dice_set.kinds[state.follow]
+        out.append(_("✗ not allowed: you hold {colour}, so you must follow {colour} or roll "
+                     "a special die (R9)").format(colour=words.kind(colour.colour)),
+                   style="italic")
+    return out
+
+
+def trick_panel(words: Words, state: GameState, rolls: Sequence[tuple[int, int, int]],
+                names: Sequence[str], rolling: tuple[int, int, str] | None) -> Text:
+    """The dice rolled so far in this trick, the colour to follow, and a roll in flight."""
+    _ = words._
+    ds = state.dice_set
+    out = Text()
+    out.append(_("Trick") + "\n", style="underline")
+    follow = next((ds.kinds[k] for _s, k, _c in rolls if not ds.kinds[k].special), None)
+    if follow is not None:
+        out.append(_("Follow: "))
+        out.append(words.kind(follow.colour), style=kind_style(follow))
+    else:
+        out.append(_("No colour yet"), style="dim")
+    out.append("\n")
+    width = min(10, max(len(n) for n in names))
+    for seat, kind, code in rolls:
+        out.append(f"{names[seat][:width]:<{width}} ")
+        out.append_text(die_text(words, ds.kinds[kind], ds.face_of_code(code).name))
+        out.append("\n")
+    if rolling is not None:
+        seat, kind, face = rolling
+        out.append(f"{names[seat][:width]:<{width}} ")
+        out.append_text(die_text(words, ds.kinds[kind]))
+        out.append(f" … {words.face(face)}", style="blink")
+        out.append("\n")
+    return out
+
+
+def players_panel(words: Words, state: GameState, names: Sequence[str],
+                  viewer: int | None, active: int | None, round_index: int | None = None
+                  ) -> Table:
+    """Bids (once revealed), tricks won and totals — the top of the score pad.
+
+    With ``round_index``, the numbers of that (finished) round, shown while its last
+    trick and summary are still on screen.
+    """
+    _ = words._
+    table = Table(box=None, padding=(0, 1), expand=True, show_edge=False)
+    table.add_column(_("Player"), no_wrap=True, overflow="ellipsis", ratio=1)
+    table.add_column(_("Bid"), justify="right", no_wrap=True, min_width=3)
+    table.add_column(_("Won"), justify="right", no_wrap=True, min_width=3)
+    table.add_column(_("Total"), justify="right", no_wrap=True, min_width=5)
+    log = state.rounds[-1 if round_index is None else round_index]
+    bids = log.bids
+    won = [log.winners.count(s) for s in range(len(names))]
+    totals = log.totals if round_index is not None and log.totals else state.totals
+    starter = (state.config.first_starter + len(state.rounds) - 1
+               if round_index is None else state.config.first_starter + round_index)
+    for seat, name in enumerate(names):
+        marker = "▶" if seat == active else ("★" if seat == starter % len(names) else " ")
+        if bids is not None:
+            bid = str(bids[seat])
+        elif seat == viewer and state.bids and state.bids[seat] >= 0:
+            bid = f"({state.bids[seat]})"
+        else:
+            bid = "?"
+        table.add_row(f"{marker}{name}", bid, str(won[seat]), str(totals[seat]))
+    return table
+
+
+def round_table(words: Words, state: GameState, names: Sequence[str], index: int) -> Table:
+    """One finished round: bid, tricks won, points and bonus per player."""
+    _ = words._
+    log = state.rounds[index]
+    table = Table(title=_("Round {n}").format(n=index + 1), expand=False, box=SIMPLE_HEAD)
+    for title in (_("Player"), _("Bid"), _("Won"), _("Points"), _("Bonus"), _("Total")):
+        table.add_column(title, justify="left" if title == _("Player") else "right")
+    assert log.bids is not None
+    assert log.points is not None
+    assert log.bonus is not None
+    assert log.totals is not None
+    for seat, name in enumerate(names):
+        won = log.winners.count(seat)
+        table.add_row(name, str(log.bids[seat]), str(won), f"{log.points[seat]:+d}",
+                      str(log.bonus[seat]) if log.bonus[seat] else "", str(log.totals[seat]))
+    return table
+
+
+def score_pad(words: Words, state: GameState, names: Sequence[str]) -> Table:
+    """The score pad: running totals after every finished round."""
+    _ = words._
+    table = Table(title=_("Score pad"), expand=False, box=SIMPLE_HEAD)
+    table.add_column(_("Round"), justify="right")
+    for name in names:
+        table.add_column(name[:10], justify="right")
+    for i, log in enumerate(state.rounds):
+        if log.totals is None:
+            break
+        table.add_row(str(i + 1), *(str(t) for t in log.totals))
+    return table
+
+
+def ranking(words: Words, state: GameState, names: Sequence[str]) -> Table:
+    """Final ranking; players on the same total share a place (and the victory)."""
+    _ = words._
+    table = Table(title=_("Final ranking"), expand=False, box=SIMPLE_HEAD)
+    table.add_column(_("Place"), justify="right")
+    table.add_column(_("Player"))
+    table.add_column(_("Total"), justify="right")
+    order = sorted(range(len(names)), key=lambda s: -state.totals[s])
+    for seat in order:
+        place = 1 + sum(1 for t in state.totals if t > state.totals[seat])
+        table.add_row(str(place), names[seat], str(state.totals[seat]))
+    return table
+
+
+def advice_page(words: Words, advice: Advice) -> Group:
+    """The bid advisor's answer, translated: every bid's odds and the trick distribution."""
+    _ = words._
+    table = Table(box=SIMPLE_HEAD, expand=False)
+    table.add_column(_("Bid"), justify="right")
+    table.add_column(_("Makes it"), justify="right")
+    table.add_column(_("Expected score"), justify="right")
+    for bid in sorted(advice.expected_score):
+        mark = " ◀" if bid == advice.best_bid else ""
+        table.add_row(str(bid), f"{advice.make_chance[bid]:.0%}",
+                      f"{advice.expected_score[bid]:+.1f}{mark}")
+    dist = Text(_("Tricks won when playing for {bid}:").format(bid=advice.best_bid) + "\n")
+    for tricks, p in enumerate(advice.tricks_for_best):
+        if p > 0:
+            dist.append(f"{tricks:>2} {p:>4.0%} " + "█" * round(p * 30) + "\n")
+    return Group(Text(_("Best bid: {bid}").format(bid=advice.best_bid), style="bold"), table,
+                 dist, Text(_("From {n} simulated rounds per bid, everyone playing for "
+                              "their bid.").format(n=advice.samples), style="dim"))

@@ -1,0 +1,171 @@
+"""The bid advisor: ``minodice advise`` (text and --json) and :func:`advise` — its answer
+is complete and consistent, reproducible with a seed, sensible, and bad input is refused
+with a clear message and no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from minodice.bots.advisor import Advice, AdviceError, advise
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ("--players", "4", "--round", "5", "--seat", "2", "--hand",
+           "red,red,griffin,gray,purple")
+ROW = re.compile(r"^\s*(\d+)\s+(\d+)%\s+([+-]?\d+\.\d)(\s+<- best)?\s*$")
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "minodice.cli", "advise", *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
+def advise_json(*args: str) -> dict[str, Any]:
+    done = cli(*args, "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_text_shows_the_best_bid_and_every_bids_expected_score() -> None:
+    done = cli(*EXAMPLE, "--seed", "7")
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    best = re.search(r"^Best bid: (\d+)$", text, re.MULTILINE)
+    assert best is not None
+    rows = {int(m[1]): (int(m[2]), float(m[3]), bool(m[4]))
+            for m in (ROW.match(line) for line in text.splitlines()) if m}
+    assert sorted(rows) == [0, 1, 2, 3, 4, 5]  # every bid of round 5
+    assert [bid for bid, row in rows.items() if row[2]] == [int(best[1])]
+    assert "griffin" in text
+    assert "Tricks won" in text
+    # The text and the JSON of the same seed tell the same.
+    data = advise_json(*EXAMPLE, "--seed", "7")
+    assert data["best_bid"] == int(best[1])
+    for entry in data["bids"]:
+        assert rows[entry["bid"]][1] == pytest.approx(entry["expected_score"], abs=0.051)
+
+
+def test_json_holds_a_consistent_answer() -> None:
+    data = advise_json(*EXAMPLE, "--seed", "3")
+    assert data["players"] == 4
+    assert data["round"] == 5
+    assert data["seat"] == 2
+    assert sorted(data["hand"]) == sorted(["red", "red", "griffin", "gray", "purple"])
+    bids = data["bids"]
+    assert [b["bid"] for b in bids] == [0, 1, 2, 3, 4, 5]
+    scores = {b["bid"]: b["expected_score"] for b in bids}
+    assert data["best_bid"] in scores
+    assert scores[data["best_bid"]] == max(scores.values())  # best = highest expectation
+    for b in bids:
+        assert 0 <= b["make_chance"] <= 1
+        # R12/R13 bound what a bid can score in round 5 (plus bonuses).
+        assert -50 <= b["expected_score"] <= 20 * 5 + 200
+    dist = data["tricks_distribution"]
+    assert len(dist) == 6
+    assert sum(dist) == pytest.approx(1, abs=1e-3)
+    assert data["expected_tricks"] == pytest.approx(
+        sum(k * p for k, p in enumerate(dist)), abs=0.01)
+    # The distribution is that of playing for the best bid: making it is its share.
+    best = data["best_bid"]
+    assert dist[best] == pytest.approx(bids[best]["make_chance"], abs=1e-3)
+
+
+def test_same_seed_same_answer() -> None:
+    first = cli(*EXAMPLE, "--seed", "11", "--json")
+    second = cli(*EXAMPLE, "--seed", "11", "--json")
+    assert first.returncode == second.returncode == 0
+    assert first.stdout == second.stdout
+    a = advise(4, 6, 1, "red,yellow,griffin,gray,purple,mermaid", samples=30, seed=5)
+    b = advise(4, 6, 1, "red,yellow,griffin,gray,purple,mermaid", samples=30, seed=5)
+    assert a.to_json() == b.to_json()
+
+
+def test_strong_dice_advise_a_higher_bid_than_weak_ones() -> None:
+    strong = advise(4, 8, 1, "minotaur,griffin,griffin,griffin,mermaid,mermaid,red,red",
+                    samples=40, seed=1)
+    weak = advise(4, 8, 1, "gray,gray,gray,gray,purple,purple,purple,purple",
+                  samples=40, seed=1)
+    assert strong.best_bid > weak.best_bid
+    assert strong.best_bid >= 4
+    assert weak.best_bid <= 1
+    assert strong.expected_tricks > weak.expected_tricks + 2
+    assert strong.heuristic_tricks > weak.heuristic_tricks
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_every_seat_and_player_count_gets_advice(players: int) -> None:
+    round_no = 3
+    for seat in range(players):
+        advice = advise(players, round_no, seat, "red,mermaid,yellow", samples=8, seed=seat)
+        assert isinstance(advice, Advice)
+        assert sorted(advice.expected_score) == [0, 1, 2, 3]
+        assert 0 <= advice.best_bid <= round_no
+        assert advice.seat == seat
+
+
+def test_skull_king_edition_and_simplified_variant() -> None:
+    data = advise_json("--players", "3", "--round", "2", "--hand", "skull-king,black",
+                       "--edition", "skull-king", "--variant", "simplified", "--seed", "2")
+    assert [b["bid"] for b in data["bids"]] == [0, 1, 2]
+    # R15: a missed bid scores 0, so no expectation is negative.
+    assert all(b["expected_score"] >= 0 for b in data["bids"])
+
+
+# -- bad input ----------------------------------------------------------------------------
+
+SIXTEEN_REDS = ",".join(["red"] * 16)
+
+
+@pytest.mark.parametrize(("args", "phrase"), [
+    (("--players", "4", "--round", "4", "--hand", "red,red,gray"), "4 dice"),
+    (("--players", "4", "--round", "3", "--hand", "red,blue,gray"), "'blue'"),
+    (("--players", "4", "--round", "3", "--hand", "minotaur,minotaur,gray"), "minotaur"),
+    (("--players", "4", "--round", "3", "--hand", "mermaid,mermaid,mermaid"), "mermaid"),
+    (("--players", "4", "--round", "3", "--seat", "4", "--hand", "red,red,gray"), "seat 4"),
+    (("--players", "4", "--round", "3", "--seat", "-1", "--hand", "red,red,gray"), "seat -1"),
+    (("--players", "4", "--round", "9", "--hand", ",".join(["red"] * 9)), "round 9"),
+    (("--players", "6", "--round", "7", "--hand", ",".join(["red"] * 7)), "round 7"),
+    (("--players", "4", "--round", "-1", "--hand", "red"), "round -1"),
+    (("--players", "7", "--round", "3", "--hand", "red,red,gray"), "not 7"),
+    (("--players", "2", "--round", "3", "--hand", "red,red,gray"), "not 2"),
+    (("--players", "4", "--round", "2", "--hand", "red,gray", "--edition", "skull-king"),
+     "'gray'"),
+    (("--players", "4", "--round", "3", "--hand", "red,red,gray", "--samples", "0"),
+     "--samples"),
+    # 16 of a kind overflows a 4-bit count: any clear refusal will do (message free).
+    pytest.param(("--players", "4", "--round", "1", "--hand", SIXTEEN_REDS), "",
+                 id="sixteen-reds"),
+])
+def test_bad_input_is_refused_clearly(args: tuple[str, ...], phrase: str) -> None:
+    done = cli(*args)
+    assert done.returncode != 0, done.stdout
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
+    assert done.stderr.strip()
+    assert phrase in done.stderr
+
+
+@pytest.mark.parametrize(("players", "round_no", "seat", "hand", "phrase"), [
+    (4, 3, 0, "red,red", "3 dice"),
+    (4, 2, 0, "red,dragon", "dragon"),
+    (4, 4, 0, "griffin,griffin,griffin,griffin", "griffin"),
+    (4, 2, 5, "red,red", "seat 5"),
+    (5, 8, 0, ",".join(["red"] * 8), "round 8"),
+    (7, 1, 0, "red", "not 7"),
+    pytest.param(4, 1, 0, SIXTEEN_REDS, "", id="sixteen-reds"),
+])
+def test_advise_function_raises_advice_error(players: int, round_no: int, seat: int,
+                                              hand: str, phrase: str) -> None:
+    with pytest.raises(AdviceError) as info:
+        advise(players, round_no, seat, hand, samples=4, seed=0)
+    assert phrase in str(info.value)

@@ -1,0 +1,444 @@
+"""Tournaments: reproducible, right statistics, and broken outside bots reported by name
+without hanging — through the API and through ``minodice tournament`` / ``simulate``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from minodice.bots.protocol import BotError, load_bot_factory
+from minodice.play.match import GameResult
+from minodice.play.tournament import (
+    BotStats,
+    TournamentSpec,
+    lineup,
+    mean_ci95,
+    percentile,
+    run_games,
+    summarize_games,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUGINS = ROOT / "tests" / "plugins"
+BROKEN = "tests/plugins/broken_bots.py"
+OUTSIDE_FILE = "tests/plugins/outside_bot.py:FirstLegalBot"
+OUTSIDE_MODULE = "outside_bot:FirstLegalBot"  # with tests/plugins on the import path
+STAT_KEYS = {"name", "games", "mean_score", "ci95", "win_share", "bid_success",
+             "decision_ms_median", "decision_ms_p99"}
+
+
+def cli(*args: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run ``python -m minodice.cli`` from the project folder; also the seconds it took."""
+    env = {**os.environ, "COLUMNS": "200", "PYTHONPATH": str(PLUGINS)}
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "minodice.cli", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    return done, time.monotonic() - start
+
+
+def flat(text: str) -> str:
+    """Error text without the boxes and line breaks of Typer's rich error panel."""
+    for ch in "│╭╮╰╯─":
+        text = text.replace(ch, " ")
+    return " ".join(text.split())
+
+
+def outcome(results: list[GameResult]) -> list[tuple[Any, ...]]:
+    """Everything about the games except the clock."""
+    return [(r.index, r.seat_bots, r.totals, r.winners, r.bids_made, r.bids, r.made_by_round)
+            for r in results]
+
+
+# -- reproducibility ---------------------------------------------------------------------
+
+
+def test_same_seed_same_tournament_whatever_the_workers() -> None:
+    spec = TournamentSpec(4, ("medium", "easy", "random", OUTSIDE_FILE), 8, 42)
+    first = run_games(spec)
+    again = run_games(spec)
+    parallel = run_games(spec, workers=2)
+    assert [r.index for r in first] == list(range(8))
+    assert outcome(first) == outcome(again)
+    assert outcome(first) == outcome(parallel)
+    assert [s.mean_score for s in summarize_games(first)] == [
+        s.mean_score for s in summarize_games(parallel)]
+    other = run_games(TournamentSpec(4, spec.bots, 8, 43))
+    assert [r.totals for r in other] != [r.totals for r in first]
+
+
+def test_seats_rotate_so_every_bot_sits_everywhere_in_a_deal() -> None:
+    bots = ("a", "b", "c", "d", "e")
+    spec = TournamentSpec(5, bots, 10, 0)
+    for deal in range(2):
+        seatings = [lineup(spec, deal * 5 + k) for k in range(5)]
+        for seat in range(5):
+            assert sorted(s[seat] for s in seatings) == sorted(bots)
+    results = run_games(TournamentSpec(3, ("easy", "random", OUTSIDE_FILE), 6, 3))
+    assert [r.seat_bots for r in results[:3]] == [
+        ["easy", "random", OUTSIDE_FILE], ["random", OUTSIDE_FILE, "easy"],
+        [OUTSIDE_FILE, "easy", "random"]]
+
+
+def test_tournament_cli_same_seed_same_report() -> None:
+    args = ("tournament", "--players", "3", "--bots", "easy,random,medium", "--games", "6",
+            "--seed", "9", "--json")
+    reports = []
+    for extra in ((), ("--workers", "2")):
+        done, _ = cli(*args, *extra)
+        assert done.returncode == 0, done.stderr
+        data = json.loads(done.stdout)
+        reports.append([{k: v for k, v in bot.items() if not k.startswith("decision_ms")}
+                        for bot in data["bots"]])
+    assert reports[0] == reports[1]
+    assert {b["name"] for b in reports[0]} == {"easy", "random", "medium"}
+
+
+# -- statistics --------------------------------------------------------------------------
+
+# Two-sided 95% Student t quantiles (from tables, 4 decimals), independent of the code.
+STUDENT_T95 = {1: 12.7062, 2: 4.3027, 5: 2.5706, 10: 2.2281, 30: 2.0423, 31: 2.0395,
+               40: 2.0211, 60: 2.0003, 100: 1.9840}
+
+
+def by_hand_ci(values: list[float]) -> tuple[float, float, float]:
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = STUDENT_T95[n - 1] * sd / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def hand_made_games() -> list[GameResult]:
+    """Three 3-player games of bots A, B, C, seats rotated; two of them end in a tie."""
+    return [
+        GameResult(0, ["A", "B", "C"], [100, 50, 100], [0, 2], [3, 1, 2], [8, 8, 8],
+                   [[0.001, 0.003], [0.010], [0.002]]),
+        GameResult(1, ["B", "C", "A"], [20, -40, 60], [2], [2, 0, 5], [8, 8, 8],
+                   [[0.004], [0.020, 0.030], [0.005]]),
+        GameResult(2, ["C", "A", "B"], [10, 30, 30], [1, 2], [4, 4, 1], [8, 8, 8],
+                   [[0.006], [0.002, 0.009], [0.001]]),
+    ]
+
+
+def test_summary_of_hand_made_games() -> None:
+    stats = {s.name: s for s in summarize_games(hand_made_games())}
+    assert list(stats) == ["A", "B", "C"]
+    a, b, c = stats["A"], stats["B"], stats["C"]
+    assert (a.games, b.games, c.games) == (3, 3, 3)
+    # Scores: A 100, 60, 30; B 50, 20, 30; C 100, -40, 10.
+    assert a.mean_score == pytest.approx(190 / 3)
+    assert b.mean_score == pytest.approx(100 / 3)
+    assert c.mean_score == pytest.approx(70 / 3)
+    # A: sd = sqrt(((100-63.33)^2 + (60-63.33)^2 + (30-63.33)^2) / 2) = 35.119,
+    # half width = t(2) 4.3027 * 35.119 / sqrt(3) = 87.24.
+    assert a.ci95[0] == pytest.approx(-23.91, abs=0.02)
+    assert a.ci95[1] == pytest.approx(150.58, abs=0.02)
+    for s, scores in ((a, [100, 60, 30]), (b, [50, 20, 30]), (c, [100, -40, 10])):
+        _, low, high = by_hand_ci([float(x) for x in scores])
+        # the code's table rounds t to 3 decimals: allow that, relative to the width
+        tol = 1e-3 * (high - low)
+        assert s.ci95[0] == pytest.approx(low, abs=tol)
+        assert s.ci95[1] == pytest.approx(high, abs=tol)
+    # Wins, ties split: game 0 A and C share, game 1 A alone, game 2 A and B share.
+    assert a.win_share == pytest.approx((0.5 + 1 + 0.5) / 3)
+    assert b.win_share == pytest.approx(0.5 / 3)
+    assert c.win_share == pytest.approx(0.5 / 3)
+    assert sum(s.win_share * s.games for s in stats.values()) == pytest.approx(3)
+    # Bids made out of 8 a game: A 3 + 5 + 4, B 1 + 2 + 1, C 2 + 0 + 4.
+    assert a.bid_success == pytest.approx(12 / 24)
+    assert b.bid_success == pytest.approx(4 / 24)
+    assert c.bid_success == pytest.approx(6 / 24)
+    # Decision times in ms: A 1, 3, 5, 2, 9; B 10, 4, 1; C 2, 20, 30, 6.
+    assert a.decision_ms_median == pytest.approx(3)
+    assert a.decision_ms_p99 == pytest.approx(9)
+    assert b.decision_ms_median == pytest.approx(4)
+    assert b.decision_ms_p99 == pytest.approx(10)
+    assert c.decision_ms_median == pytest.approx(13)  # (6 + 20) / 2
+    assert c.decision_ms_p99 == pytest.approx(30)
+
+
+def test_summary_when_one_bot_holds_several_seats() -> None:
+    """Per seat-game: 'games' counts seats played, and a game's win is shared once."""
+    games = [
+        GameResult(0, ["X", "X", "Y"], [10, 10, 0], [0, 1], [1, 1, 0], [3, 3, 3]),
+        GameResult(1, ["X", "Y", "X"], [0, 20, 5], [1], [0, 3, 1], [3, 3, 3]),
+    ]
+    stats = {s.name: s for s in summarize_games(games)}
+    assert stats["X"].games == 4
+    assert stats["Y"].games == 2
+    assert stats["X"].mean_score == pytest.approx(25 / 4)
+    assert stats["X"].win_share == pytest.approx(1 / 4)
+    assert stats["Y"].win_share == pytest.approx(1 / 2)
+    assert sum(s.win_share * s.games for s in stats.values()) == pytest.approx(2)
+    assert stats["X"].bid_success == pytest.approx(3 / 12)
+    assert stats["X"].decision_ms_median == 0.0  # no times recorded
+
+
+def test_bot_stats_json_has_exactly_the_promised_keys() -> None:
+    stats = summarize_games(hand_made_games())
+    for s in stats:
+        data = s.to_json()
+        assert set(data) == STAT_KEYS
+        assert data["ci95"] == [s.ci95[0], s.ci95[1]]
+    assert isinstance(stats[0], BotStats)
+
+
+def test_mean_ci95_on_small_samples() -> None:
+    mean, low, high = mean_ci95([10, 20, 30])
+    assert mean == 20
+    # sd 10, half width 4.3027 * 10 / sqrt(3) = 24.841
+    assert low == pytest.approx(-4.841, abs=0.005)
+    assert high == pytest.approx(44.841, abs=0.005)
+    assert mean_ci95([5]) == (5, 5, 5)
+    mean, low, high = mean_ci95([0, 10])
+    assert mean == 5
+    assert high - mean == pytest.approx(12.7062 * 5, abs=0.01)
+    assert mean_ci95([7, 7, 7, 7]) == (7, 7, 7)
+
+
+def test_mean_ci95_uses_student_t_for_every_sample_size() -> None:
+    """Student's t, as documented, also beyond 30 values (where it is not yet 1.96)."""
+    rng = random.Random(5)
+    wrong = []
+    for df in sorted(STUDENT_T95):
+        values = [float(rng.randrange(-200, 300)) for _ in range(df + 1)]
+        mean, low, high = mean_ci95(values)
+        expected_half = STUDENT_T95[df] * statistics.stdev(values) / math.sqrt(df + 1)
+        assert mean == pytest.approx(statistics.fmean(values))
+        if abs((high - low) / 2 - expected_half) > 0.002 * expected_half:
+            wrong.append(f"df {df}: half width {(high - low) / 2:.3f}, "
+                         f"Student t gives {expected_half:.3f}")
+    assert wrong == []
+
+
+def test_percentile_is_nearest_rank() -> None:
+    values = list(range(1, 201))
+    random.Random(1).shuffle(values)
+    assert percentile(values, 0.99) == 198
+    assert percentile(values, 0.5) == 100
+    assert percentile(values, 1.0) == 200
+    assert percentile(values, 0.0) == 1
+    assert percentile([3.5], 0.99) == 3.5
+    assert percentile([4, 1, 3, 2], 0.5) == 2
+    assert percentile([4, 1, 3, 2], 0.99) == 4
+
+
+# -- broken outside bots, through the API -----------------------------------------------
+
+
+def expect_bot_error(spec: str, *, time_limit: float | None = None, games: int = 3,
+                     workers: int = 1) -> tuple[str, float]:
+    start = time.monotonic()
+    with pytest.raises(BotError) as info:
+        run_games(TournamentSpec(3, (spec, "easy", "random"), games, 1,
+                                 time_limit=time_limit), workers)
+    return str(info.value), time.monotonic() - start
+
+
+@pytest.mark.parametrize(("cls", "phrase"), [
+    ("RaisingBot", "raised RuntimeError: the raising bot gives up"),
+    ("IllegalBot", "returned Bid(99), which is not legal"),
+    ("IllegalRollBot", "which is not legal"),
+    ("NonActionBot", "returned 'bid 1', which is not legal"),
+    ("BrokenInitBot", "creating it failed: ValueError: the broken bot cannot start"),
+    ("NoActBot", "has no act"),
+    ("NOT_A_CLASS", "not a class"),
+    ("NoSuchClass", "has no NoSuchClass"),
+])
+def test_broken_bot_is_named_in_the_error(cls: str, phrase: str) -> None:
+    spec = f"{BROKEN}:{cls}"
+    message, _ = expect_bot_error(spec)
+    assert spec in message
+    assert phrase in message
+
+
+def test_missing_file_and_module_are_named() -> None:
+    for spec, phrase in (("tests/plugins/no_such_file.py:Bot", "no file"),
+                         ("no_such_module_xyz:Bot", "ModuleNotFoundError")):
+        with pytest.raises(BotError) as info:
+            load_bot_factory(spec)
+        assert spec in str(info.value)
+        assert phrase in str(info.value)
+        message, _ = expect_bot_error(spec)
+        assert spec in message
+
+
+def test_a_plugin_that_fails_to_import_is_named(tmp_path: Path) -> None:
+    plugin = tmp_path / "bad_import.py"
+    plugin.write_text("import math\nraise ImportError('needs numpy 9')\n")
+    spec = f"{plugin}:Bot"
+    with pytest.raises(BotError) as info:
+        load_bot_factory(spec)
+    assert spec in str(info.value)
+    assert "needs numpy 9" in str(info.value)
+
+
+def test_slow_bot_is_stopped_at_the_time_limit() -> None:
+    spec = f"{BROKEN}:SlowBot"
+    message, seconds = expect_bot_error(spec, time_limit=0.2)
+    assert spec in message
+    assert "took longer than 0.2 s" in message
+    assert seconds < 2.0  # the bot sleeps 5 s
+
+
+def test_slow_bot_that_swallows_exceptions_is_still_reported() -> None:
+    """A bot whose own ``except Exception`` swallows the interruption, and answers 3 s
+    later, has still broken a 0.2 s limit: the tournament must say so, not carry on."""
+    spec = f"{BROKEN}:SwallowingSlowBot"
+    message, _ = expect_bot_error(spec, time_limit=0.2, games=1)
+    assert spec in message
+    assert "took longer" in message
+
+
+def test_bot_calling_sys_exit_gets_an_error_naming_it() -> None:
+    spec = f"{BROKEN}:ExitingBot"
+    try:
+        message, _ = expect_bot_error(spec)
+    except SystemExit as exc:
+        pytest.fail(f"the bot's sys.exit({exc.code}) ended the tournament, no BotError")
+    assert spec in message
+
+
+def test_broken_bot_in_worker_processes_fails_fast() -> None:
+    spec = f"{BROKEN}:RaisingBot"
+    message, seconds = expect_bot_error(spec, games=12, workers=2)
+    assert spec in message
+    assert seconds < 20
+    message, seconds = expect_bot_error(f"{BROKEN}:SlowBot", games=6, workers=2,
+                                        time_limit=0.2)
+    assert "SlowBot" in message
+    assert seconds < 4.5  # one 5 s sleep would be longer
+
+
+# -- through the command line -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("bot", "extra", "phrase"), [
+    (f"{BROKEN}:RaisingBot", (), "raised RuntimeError"),
+    (f"{BROKEN}:IllegalBot", (), "not legal"),
+    (f"{BROKEN}:NonActionBot", (), "not legal"),
+    (f"{BROKEN}:BrokenInitBot", (), "creating it failed"),
+    (f"{BROKEN}:NoSuchClass", (), "has no NoSuchClass"),
+    ("tests/plugins/no_such_file.py:Bot", (), "no file"),
+    (f"{BROKEN}:SlowBot", ("--time-limit", "0.2"), "took longer than 0.2 s"),
+    (f"{BROKEN}:RaisingBot", ("--workers", "2"), "raised RuntimeError"),
+    (f"{BROKEN}:SlowBot", ("--workers", "2", "--time-limit", "0.2"), "took longer"),
+])
+def test_tournament_cli_names_a_broken_bot(bot: str, extra: tuple[str, ...],
+                                           phrase: str) -> None:
+    done, seconds = cli("tournament", "--players", "4", "--bots", f"{bot},easy,random,easy",
+                        "--games", "8", "--seed", "1", *extra, timeout=60)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert bot in flat(done.stderr)
+    assert phrase in flat(done.stderr)
+    assert done.stdout.strip() == ""
+    assert seconds < 10  # the slow bot sleeps 5 s a decision, for 8 games
+
+
+def test_tournament_cli_survives_a_bot_that_kills_its_worker() -> None:
+    done, seconds = cli("tournament", "--players", "3", "--bots",
+                        f"{BROKEN}:KillerBot,easy,random", "--games", "6", "--workers", "2",
+                        timeout=60)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert "worker process died" in done.stderr
+    assert seconds < 30
+
+
+def test_tournament_cli_reports_a_bot_calling_sys_exit() -> None:
+    bot = f"{BROKEN}:ExitingBot"
+    done, _ = cli("tournament", "--players", "3", "--bots", f"{bot},easy,random",
+                  "--games", "2", timeout=60)
+    assert done.returncode != 0, "exit status 0 and no report at all"
+    assert bot in flat(done.stderr)
+
+
+def test_simulate_cli_names_a_broken_bot() -> None:
+    bot = f"{BROKEN}:RaisingBot"
+    done, _ = cli("simulate", "--players", "3", "--games", "2", "--bots", f"easy,{bot},random")
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert bot in flat(done.stderr)
+    assert "raised RuntimeError" in done.stderr
+
+
+# -- outside bots that work ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bot", [OUTSIDE_FILE, OUTSIDE_MODULE])
+def test_outside_bot_plays_a_tournament(bot: str) -> None:
+    done, _ = cli("tournament", "--players", "3", "--bots", f"{bot},easy,random",
+                  "--games", "6", "--seed", "4", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    stats = {b["name"]: b for b in data["bots"]}
+    assert set(stats) == {bot, "easy", "random"}
+    assert stats[bot]["games"] == 6
+    assert 0 <= stats[bot]["bid_success"] <= 1
+    text, _ = cli("tournament", "--players", "3", "--bots", f"{bot},easy,random",
+                  "--games", "3", "--seed", "4")
+    assert text.returncode == 0, text.stderr
+    assert bot in text.stdout
+
+
+@pytest.mark.parametrize("bot", [OUTSIDE_FILE, OUTSIDE_MODULE])
+def test_outside_bot_plays_simulate(bot: str) -> None:
+    done, _ = cli("simulate", "--players", "4", "--games", "3", "--seed", "2", "--bots",
+                  f"{bot},easy,random,{bot}", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["games"] == 3
+    assert len(data["mean_scores"]) == 4
+    text, _ = cli("simulate", "--players", "3", "--games", "2", "--bots", bot)
+    assert text.returncode == 0, text.stderr
+    assert bot in text.stdout
+
+
+def test_outside_module_bot_in_worker_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    spec = TournamentSpec(3, (OUTSIDE_MODULE, "easy", OUTSIDE_FILE), 6, 8)
+    serial = run_games(spec)
+    assert outcome(serial) == outcome(run_games(spec, workers=2))
+    names = {s.name: s.games for s in summarize_games(serial)}
+    assert names == {OUTSIDE_MODULE: 6, "easy": 6, OUTSIDE_FILE: 6}
+
+
+def test_tournament_json_is_one_object_with_the_promised_keys() -> None:
+    done, _ = cli("tournament", "--players", "4", "--bots", "easy,random,random,medium",
+                  "--games", "8", "--seed", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.strip().splitlines()) == 1
+    data = json.loads(done.stdout)
+    assert isinstance(data, dict)
+    bots = data["bots"]
+    assert [b["name"] for b in bots] == ["easy", "random", "medium"]
+    for bot in bots:
+        assert set(bot) == STAT_KEYS
+        low, high = bot["ci95"]
+        assert low <= bot["mean_score"] <= high
+        assert 0 <= bot["win_share"] <= 1
+        assert 0 <= bot["bid_success"] <= 1
+        assert 0 <= bot["decision_ms_median"] <= bot["decision_ms_p99"]
+    assert sum(b["games"] for b in bots) == 4 * 8
+    assert sum(b["win_share"] * b["games"] for b in bots) == pytest.approx(8, abs=0.01)
+
+
+def test_tournament_text_report_lists_every_bot() -> None:
+    done, _ = cli("tournament", "--players", "3", "--bots", "easy,random,medium",
+                  "--games", "3", "--seed", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for name in ("easy", "random", "medium"):
+        assert any(line.split()[:1] == [name] for line in lines), name
