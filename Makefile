@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck check bench golden clean
+.PHONY: play demo test lint typecheck check bench golden i18n clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)  ## the main job: a simulated game replayed on screen
+play: $(STAMP)  ## the main job: a game in the terminal against three bots
+	$(BIN)/minodice play
+
+demo: $(STAMP)  ## a simulated game replayed on screen (no keyboard needed)
 	$(BIN)/minodice demo
 
 test: $(STAMP)  ## the whole test suite, type check and lint
@@ -32,6 +35,11 @@ bench: $(STAMP)  ## engine speed against OpenSpiel's oh_hell (installs open_spie
 
 golden: $(STAMP)  ## regenerate tests/golden from its script
 	$(BIN)/python tests/golden/regenerate.py
+
+i18n: $(STAMP)  ## merge new screen messages into the catalogues, then check them
+	$(BIN)/python scripts/i18n.py extract
+	$(BIN)/python scripts/i18n.py update
+	$(BIN)/python scripts/i18n.py check
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -84,6 +84,12 @@ def advise(
         if unknown:
             kinds = ", ".join(k.name for k in ds.kinds)
             raise AdviceError(f"no die kind {unknown[0]!r} in the {ds.name} set ({kinds})")
+        if len(names) != round_no:
+            raise AdviceError(f"round {round_no} needs a hand of {round_no} dice, "
+                              f"not {len(names)}")
+        for kind in ds.kinds:
+            if names.count(kind.name) > kind.count:
+                raise AdviceError(f"the {ds.name} set has only {kind.count} {kind.name} dice")
         own = Hand.from_kinds(ds, names)
     else:
         own = hand

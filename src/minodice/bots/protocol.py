@@ -76,6 +76,9 @@ def load_bot_factory(spec: str) -> BotFactory:
             if not path.is_file():
                 raise BotError(f"bot {spec!r}: no file {where}")
             module_name = f"minodice_plugin_{abs(hash(str(path.resolve())))}"
+            if module_name in sys.modules:  # loaded before: do not run the file again
+                module = sys.modules[module_name]
+                return _factory(spec, where, class_name, module)
             module_spec = importlib.util.spec_from_file_location(module_name, path)
             if module_spec is None or module_spec.loader is None:
                 raise BotError(f"bot {spec!r}: cannot load {where}")
@@ -89,6 +92,10 @@ def load_bot_factory(spec: str) -> BotFactory:
     except Exception as exc:
         raise BotError(f"bot {spec!r}: importing {where} failed: "
                        f"{type(exc).__name__}: {exc}") from None
+    return _factory(spec, where, class_name, module)
+
+
+def _factory(spec: str, where: str, class_name: str, module: object) -> BotFactory:
     factory = getattr(module, class_name, None)
     if factory is None:
         raise BotError(f"bot {spec!r}: {where} has no {class_name}")

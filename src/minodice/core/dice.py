@@ -212,6 +212,8 @@ class DiceSet:
         return size
 
     def hand_of_counts(self, counts: tuple[int, ...] | list[int]) -> Hand:
+        if any(not 0 <= c <= KIND_MASK for c in counts) or len(counts) != len(self.kinds):
+            raise ValueError(f"not a hand of the {self.name} set: {list(counts)}")
         key = 0
         for i, c in enumerate(counts):
             key += c << (KIND_BITS * i)
@@ -245,6 +247,13 @@ class Hand:
         for name in kinds:
             counts[dice_set.kind(name).index] += 1
         return dice_set.hand_of_counts(counts)
+
+    @staticmethod
+    def check_counts(dice_set: DiceSet, counts: tuple[int, ...] | list[int]) -> None:
+        """``ValueError`` unless every count fits a hand key (at most 15 of a kind)."""
+        for kind, count in zip(dice_set.kinds, counts, strict=True):
+            if not 0 <= count <= KIND_MASK:
+                raise ValueError(f"{count} {kind.name} dice do not fit in one hand")
 
     @classmethod
     def from_str(cls, dice_set: DiceSet, text: str) -> Hand:

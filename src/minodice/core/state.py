@@ -311,6 +311,7 @@ class GameState:
         self._bonus_pot = [0] * self.n
         self._bids_in = 0
         self._drawn = 0
+        self.leader = self.starter  # R7: the start player will lead the first trick
         self.rounds.append(RoundLog(self.n))
         self.phase = _DRAW
         self.current_player = CHANCE

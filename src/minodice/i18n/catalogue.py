@@ -54,11 +54,13 @@ def missing(template: Catalog) -> list[str]:
             if found is None:
                 problems.append(f"{lang}: missing {key!r}")
                 continue
-            strings = found.string if isinstance(found.string, tuple) else (found.string,)
+            strings = [str(t or "") for t in (
+                found.string if isinstance(found.string, tuple | list) else (found.string,))]
             if found.fuzzy or not all(strings):
                 problems.append(f"{lang}: untranslated or fuzzy {key!r}")
                 continue
-            ids = message.id if isinstance(message.id, tuple) else (message.id,)
+            ids = [str(i) for i in (
+                message.id if isinstance(message.id, tuple | list) else (message.id,))]
             wanted = set(_PLACEHOLDER.findall(" ".join(ids)))
             for text in strings:
                 if set(_PLACEHOLDER.findall(text)) != wanted:

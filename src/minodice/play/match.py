@@ -42,8 +42,9 @@ class GameResult:
     record: dict[str, Any] | None = None
 
 
-class _DecisionTimeoutError(Exception):
-    pass
+class _DecisionTimeoutError(BaseException):
+    """Raised inside a bot that overran its time. A BaseException, so that a bot's own
+    ``except Exception`` cannot swallow it."""
 
 
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
@@ -61,7 +62,8 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
     except ValueError:  # not the main thread: no timers there
         yield
         return
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Fires again every ``seconds`` until the block ends, in case a bot swallows it anyway.
+    signal.setitimer(signal.ITIMER_REAL, seconds, seconds)
     try:
         yield
     finally:
@@ -111,10 +113,15 @@ def play_bot_game(
                            f"{time_limit:g} s for one decision") from None
         except BotError:
             raise
-        except Exception as exc:
-            raise BotError(f"bot {name!r} (seat {player + 1}) raised "
-                           f"{type(exc).__name__}: {exc}") from None
-        times[player].append(time.perf_counter() - start)
+        except (Exception, SystemExit) as exc:
+            what = "tried to exit" if isinstance(exc, SystemExit) else (
+                f"raised {type(exc).__name__}: {exc}")
+            raise BotError(f"bot {name!r} (seat {player + 1}) {what}") from None
+        elapsed = time.perf_counter() - start
+        if time_limit and elapsed > time_limit:
+            raise BotError(f"bot {name!r} (seat {player + 1}) took {elapsed:.2f} s for one "
+                           f"decision (limit {time_limit:g} s)")
+        times[player].append(elapsed)
         if not isinstance(action, Bid | Roll) or action not in legal:
             shown = ", ".join(str(a) for a in legal)
             raise BotError(f"bot {name!r} (seat {player + 1}) returned {action!r}, "

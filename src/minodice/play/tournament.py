@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from functools import cache
 
 from minodice.bots.protocol import BotError, load_bot_factory, make_bot
 from minodice.core.dice import load_dice_set
@@ -21,14 +22,66 @@ from minodice.core.rules import Variant
 from minodice.core.state import GameConfig
 from minodice.play.match import GameResult, deal_rng, made_by_round, play_bot_game
 
-# Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; 1.96 beyond.
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularised incomplete beta function (Lentz's method)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c if abs(1.0 + aa / c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c if abs(1.0 + aa / c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log(1.0 - x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
 
 
 def t95(df: int) -> float:
-    return _T95[df - 1] if 1 <= df <= len(_T95) else 1.96
+    """The two-sided 95% quantile of Student's t with ``df`` degrees of freedom.
+
+    Found by bisection on the t distribution's tail, ``P(|T| > t) = I(df/(df+t²); df/2, 1/2)``.
+
+    >>> round(t95(2), 3), round(t95(31), 4), round(t95(10_000), 3)
+    (4.303, 2.0395, 1.96)
+    """
+    low, high = 0.0, 1000.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        tail = _incomplete_beta(df / 2.0, 0.5, df / (df + mid * mid))
+        if tail > 0.05:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
+@cache
+def _t95_cached(df: int) -> float:
+    return t95(df)
 
 
 def mean_ci95(values: Sequence[float]) -> tuple[float, float, float]:
@@ -36,11 +89,13 @@ def mean_ci95(values: Sequence[float]) -> tuple[float, float, float]:
 
     >>> mean_ci95([10, 20, 30])
     (20.0, -4.841, 44.841)
+    >>> mean_ci95([5.0])
+    (5.0, 5.0, 5.0)
     """
     mean = statistics.fmean(values)
     if len(values) < 2:
         return mean, mean, mean
-    half = t95(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    half = _t95_cached(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
     return mean, round(mean - half, 3), round(mean + half, 3)
 
 
@@ -140,8 +195,9 @@ def run_games(
         except BrokenProcessPool:
             for future in pending:
                 future.cancel()
-            raise BotError("a worker process died during the tournament "
-                           "(a bot may have crashed the interpreter)") from None
+            raise BotError("a worker process died during the tournament; one of the bots "
+                           f"({', '.join(sorted(set(spec.bots)))}) may have ended or crashed "
+                           "the interpreter (run with --workers 1 to find which)") from None
         except BaseException:
             for future in pending:
                 future.cancel()

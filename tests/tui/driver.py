@@ -1,0 +1,72 @@
+"""Drive the real terminal app through whole games with Textual's Pilot, as a player would.
+
+The "player" reads the screen state (the app's mode and which screen is on top) and
+presses keys: digits and Enter for bids, Enter (or a digit) for a die, Enter to go on.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+from minodice.tui.app import TableApp
+from minodice.tui.screens import PageScreen, PassScreen
+
+
+def screen_text(app: TableApp) -> str:
+    """Everything visible on the terminal, as plain text (from Textual's own screenshot)."""
+    svg = app.export_screenshot()
+    rows: dict[str, list[str]] = {}
+    for y, text in re.findall(r'<text[^>]*\by="([0-9.]+)"[^>]*>(.*?)</text>', svg, re.S):
+        rows.setdefault(y, []).append(html.unescape(re.sub(r"<[^>]+>", "", text)))
+    return "\n".join("".join(parts).replace("\xa0", " ")
+                     for _, parts in sorted(rows.items(), key=lambda kv: float(kv[0])))
+
+
+async def settle(pilot: Pilot[None], app: TableApp, limit: int = 400) -> None:
+    """Wait until the app waits for a person (not for a bot or an animation)."""
+    for _ in range(limit):
+        await pilot.pause()
+        if app.mode != "wait" or len(app.screen_stack) > 1:
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"the app kept waiting (mode {app.mode})")
+
+
+async def play_through(
+    pilot: Pilot[None],
+    app: TableApp,
+    choose_bid: Callable[[TableApp], int] = lambda app: 0,
+    on_screen: Callable[[TableApp, str], None] | None = None,
+    max_steps: int = 3000,
+) -> list[str]:
+    """Play until the game is over; returns the kinds of screens met on the way."""
+    seen: list[str] = []
+    for _ in range(max_steps):
+        await settle(pilot, app)
+        top = app.screen
+        if on_screen is not None:
+            on_screen(app, screen_text(app))
+        if isinstance(top, PassScreen):
+            seen.append("pass")
+            await pilot.press("enter")
+        elif isinstance(top, PageScreen):
+            seen.append("page")
+            if app.mode == "over":
+                return seen
+            await pilot.press("enter")
+        elif app.mode == "bid":
+            seen.append("bid")
+            await pilot.press(str(choose_bid(app)), "enter")
+        elif app.mode == "play":
+            seen.append("play")
+            await pilot.press("enter")
+        elif app.mode == "ack":
+            seen.append("ack")
+            await pilot.press("enter")
+        elif app.mode == "over":
+            return seen
+    raise AssertionError("the game did not end")
