@@ -180,8 +180,7 @@ class TableApp(App[None]):
         return text
 
     def keys_text(self) -> str:
-        return self._("Enter confirm · ↑↓/digits choose · f faces · a advisor · r rules · "
-                      "s score pad · q save & quit")
+        return self._("Enter OK · ↑↓/0–9 · f faces · a advice · r rules · s scores · q save & quit")
 
     def round_message(self, round_no: int) -> str:
         return self.words.ngettext("Round {n}: everyone draws {n} die.",

@@ -69,9 +69,10 @@ def dice_panel(words: Words, state: GameState, seat: int | None, cursor: int,
         if not allowed:
             out.append(" ✗", style="bold")
             blocked = True
-        if show_faces:
-            out.append("  " + " ".join(words.face(f.name) for f in kind.faces), style="dim")
         out.append("\n")
+        if show_faces:  # on a line of its own, so that it never wraps into the next die
+            out.append("     " + " ".join(words.face(f.name) for f in kind.faces) + "\n",
+                       style="dim")
     if blocked and state.follow >= 0:
         colour = state.dice_set.kinds[state.follow]
         out.append(_("✗ not allowed: you hold {colour}, so you must follow {colour} or roll "
