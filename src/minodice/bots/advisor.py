@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 
 from minodice.bots.search import evaluate_bids
-from minodice.bots.strength import strength_of
+from minodice.bots.strength import ExpectedScorePolicy, strength_of
 from minodice.core.dice import Hand, load_dice_set
 from minodice.core.rules import Variant, rounds_for
 from minodice.core.state import GameConfig, GameState
@@ -113,7 +113,9 @@ def advise(
             for _ in range(round_no):
                 counts[bag.pop()] += 1
             state.apply_chance(ds.hand_of_counts(counts))
-    evaluation = evaluate_bids(view(state, seat), rng, samples)
+    policy = ExpectedScorePolicy(strength_of(ds), players)
+    evaluation = evaluate_bids(view(state, seat), rng, samples, policy=policy,
+                               smart_seats=frozenset({seat}))
     best = evaluation.best()
     dist = evaluation.tricks[best]
     total = sum(dist)

@@ -47,9 +47,9 @@ BotFactory = Callable[[], Bot]
 
 
 def _builtin() -> dict[str, BotFactory]:
-    from minodice.bots.heuristic import EasyBot
+    from minodice.bots.heuristic import EasyBot, MediumBot
     from minodice.bots.random_bot import RandomBot
-    from minodice.bots.search import HardBot, MediumBot
+    from minodice.bots.search import HardBot
 
     return {"random": RandomBot, "easy": EasyBot, "medium": MediumBot, "hard": HardBot}
 

@@ -123,15 +123,16 @@ def sample_hands(
     rng: random.Random,
     strength: Strength | None = None,
     candidates: int = 1,
+    bid_fit: float = 1.5,
 ) -> list[Hand]:
     """Every seat's current hand in one world consistent with ``view`` (own hand as is).
 
     With ``strength`` and ``candidates > 1`` and the bids revealed, each other seat's hand
-    is chosen among ``candidates`` draws with weights that favour hands whose expected
-    tricks (at the start of the round) are near the seat's bid.
+    is chosen among ``candidates`` draws with weights ``exp(-(E - bid)² / bid_fit)`` that
+    favour hands whose expected tricks E (at the start of the round) are near the bid.
     """
     for _ in range(20):
-        hands = _try_sample(view, rng, strength, candidates)
+        hands = _try_sample(view, rng, strength, candidates, bid_fit)
         if hands is not None:
             return hands
     # Random draws in turn kept failing the voids: take any consistent assignment.
@@ -155,6 +156,7 @@ def _try_sample(
     rng: random.Random,
     strength: Strength | None,
     candidates: int,
+    bid_fit: float,
 ) -> list[Hand] | None:
     ds = view.dice_set
     pool = unseen_counts(view)
@@ -185,7 +187,7 @@ def _try_sample(
             for option in options:
                 initial = [a + b for a, b in zip(option, rolled[seat], strict=True)]
                 expected = strength.expected_tricks(initial, view.players)
-                weights.append(math.exp(-((expected - bid) ** 2) / 1.5))
+                weights.append(math.exp(-((expected - bid) ** 2) / bid_fit))
             pick = rng.random() * sum(weights)
             for option, weight in zip(options, weights, strict=True):
                 pick -= weight

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from minodice.bots.sampling import sample_hands
-from minodice.bots.strength import Strength, choose_kind, strength_of
+from minodice.bots.strength import ExpectedScorePolicy, Strength, choose_kind, strength_of
 from minodice.core.actions import Action, Bid
 from minodice.core.dice import Hand
 from minodice.core.state import CHANCE, GameState
@@ -36,14 +36,21 @@ from minodice.core.world import world_from_view
 
 
 def playout(state: GameState, rng: random.Random, strength: Strength,
-            power: tuple[float, ...]) -> None:
-    """Play the round in ``state`` (bids all in) to its end with the heuristic for everyone."""
+            power: tuple[float, ...], policy: ExpectedScorePolicy | None = None,
+            smart_seats: frozenset[int] = frozenset()) -> None:
+    """Play the round in ``state`` (bids all in) to its end.
+
+    Seats in ``smart_seats`` play by the expected-score ``policy``, the others by the
+    plain heuristic of :func:`choose_kind`.
+    """
     log = state.rounds[-1]
     rand = rng.random
     legal_kinds = state.legal_kinds
     roll_kind = state.roll_kind
     n = state.n
     bids = state.bids
+    hands = state.hands
+    round_no = state.round_no
     while log.points is None:
         if state.current_player == CHANCE:  # a die chosen before the play-out: roll it
             state.apply_chance(state.sample_chance(rng))
@@ -54,8 +61,15 @@ def playout(state: GameState, rng: random.Random, strength: Strength,
             continue
         player = state.current_player
         rolled = state.rolled
-        kind = choose_kind(strength, kinds, state.symbol_mask, state.best_number, rolled == 0,
-                           n - 1 - rolled, bids[player] - state.tricks_won[player], power)
+        if policy is not None and player in smart_seats:
+            row = strength.p_win_row(state.symbol_mask, state.best_number, rolled == 0,
+                                     n - 1 - rolled)
+            kind = policy.choose(kinds, hands[player], row, bids[player],
+                                 state.tricks_won[player], round_no)
+        else:
+            kind = choose_kind(strength, kinds, state.symbol_mask, state.best_number,
+                               rolled == 0, n - 1 - rolled,
+                               bids[player] - state.tricks_won[player], power)
         roll_kind(kind, rand())
 
 
@@ -91,8 +105,14 @@ def evaluate_bids(
     samples: int,
     candidates: Sequence[int] | None = None,
     spite: float = 0.0,
+    policy: ExpectedScorePolicy | None = None,
+    smart_seats: frozenset[int] = frozenset(),
 ) -> BidEvaluation:
-    """Simulate the round ``samples`` times for each candidate bid of ``view.seat``."""
+    """Simulate the round ``samples`` times for each candidate bid of ``view.seat``.
+
+    ``policy`` and ``smart_seats`` choose who plays by the expected-score policy in the
+    play-outs (see :func:`playout`).
+    """
     strength = strength_of(view.dice_set)
     power = strength.power(view.players)
     r = view.round_no
@@ -111,7 +131,7 @@ def evaluate_bids(
             for s in range(view.players):
                 if state.bids[s] < 0:
                     state.apply(Bid(b if s == seat else others[s]), seat=s)
-            playout(state, random.Random(seed), strength, power)
+            playout(state, random.Random(seed), strength, power, policy, smart_seats)
             log = state.rounds[0]
             assert log.points is not None
             value[b] += round_value(log.points, seat, spite)
@@ -142,6 +162,10 @@ class SearchBot:
         max_samples: int = 200,
         bid_candidates: int = 6,
         spite: float = 0.25,
+        world_candidates: int = 4,
+        bid_fit: float = 1.5,
+        smart_self: bool = True,
+        smart_others: bool = False,
     ) -> None:
         self.play_budget = play_budget
         self.bid_budget = bid_budget
@@ -149,6 +173,22 @@ class SearchBot:
         self.max_samples = max_samples
         self.bid_candidates = bid_candidates
         self.spite = spite
+        self.world_candidates = world_candidates
+        self.bid_fit = bid_fit
+        self.smart_self = smart_self
+        self.smart_others = smart_others
+        self._policies: dict[tuple[str, int], ExpectedScorePolicy] = {}
+
+    def policy_for(self, view: SeatView) -> tuple[ExpectedScorePolicy, frozenset[int]]:
+        """This bot's own expected-score policy (and its caches) and the seats that use it."""
+        key = (view.dice_set.name, view.players)
+        policy = self._policies.get(key)
+        if policy is None:
+            policy = self._policies[key] = ExpectedScorePolicy(
+                strength_of(view.dice_set), view.players)
+        seats = {s for s in range(view.players)
+                 if (s == view.seat and self.smart_self) or (s != view.seat and self.smart_others)}
+        return policy, frozenset(seats)
 
     def _samples(self, budget: int, work: int) -> int:
         return max(self.min_samples, min(self.max_samples, budget // max(1, work)))
@@ -168,7 +208,8 @@ class SearchBot:
         candidates = sorted(ordered[: self.bid_candidates])
         work = len(candidates) * view.players * r
         samples = self._samples(self.bid_budget, work)
-        evaluation = evaluate_bids(view, rng, samples, candidates, self.spite)
+        policy, smart = self.policy_for(view)
+        evaluation = evaluate_bids(view, rng, samples, candidates, self.spite, policy, smart)
         bid = evaluation.best()
         return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
 
@@ -179,14 +220,15 @@ class SearchBot:
         samples = self._samples(self.play_budget, work)
         totals = [0.0] * len(legal)
         seat = view.seat
+        policy, smart = self.policy_for(view)
         for _ in range(samples):
-            hands = sample_hands(view, rng, strength, candidates=4)
+            hands = sample_hands(view, rng, strength, self.world_candidates, self.bid_fit)
             world = world_from_view(view, hands)
             seed = rng.random()
             for j, action in enumerate(legal):
                 state = world.clone()
                 state.apply(action, seat=seat)
-                playout(state, random.Random(seed), strength, power)
+                playout(state, random.Random(seed), strength, power, policy, smart)
                 log = state.rounds[0]
                 assert log.points is not None
                 totals[j] += round_value(log.points, seat, self.spite)
@@ -198,12 +240,3 @@ class HardBot(SearchBot):
     """The expert: determinized Monte Carlo with bid-aware sampling and full budgets."""
 
     name = "hard"
-
-
-class MediumBot(SearchBot):
-    """Between easy and hard: the same search with a tenth of the samples."""
-
-    name = "medium"
-
-    def __init__(self) -> None:
-        super().__init__(play_budget=600, bid_budget=1400, min_samples=4, max_samples=20)
