@@ -195,3 +195,18 @@ async def test_skull_king_edition_names_on_screen(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
         assert "Skull King" in screen_text(app)
+
+
+async def test_no_color_still_names_every_die(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(tmp_path, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.no_color
+        await settle(pilot, app)
+        await pilot.press("1", "enter")
+        await settle(pilot, app)
+        text = screen_text(app)
+        hand = app.session.state.hand(0)
+        for name in hand.names():
+            assert name in text  # the die's name is on screen, not only its colour

@@ -22,6 +22,7 @@ needs, not by the clock, so that a seed reproduces a game exactly.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -73,10 +74,27 @@ def playout(state: GameState, rng: random.Random, strength: Strength,
         roll_kind(kind, rand())
 
 
-def round_value(log_points: Sequence[int], seat: int, spite: float) -> float:
-    """The play-out's worth to ``seat``: its points less ``spite`` × the others' mean."""
-    others = (sum(log_points) - log_points[seat]) / (len(log_points) - 1)
+def round_value(log_points: Sequence[int], seat: int, spite: float,
+                rivals: Sequence[float] | None = None) -> float:
+    """The play-out's worth to ``seat``: its points less ``spite`` × the others' points,
+    averaged with the weights ``rivals`` (default: a plain mean)."""
+    if rivals is None:
+        others = (sum(log_points) - log_points[seat]) / (len(log_points) - 1)
+    else:
+        others = sum(w * p for w, p in zip(rivals, log_points, strict=True))
     return log_points[seat] - spite * others
+
+
+def rival_weights(totals: Sequence[int], seat: int, focus: float) -> list[float] | None:
+    """Weights on the other seats, leaning (with ``focus`` > 0) towards those ahead in the
+    game or close behind: their points matter most for winning it."""
+    if focus <= 0:
+        return None
+    mine = totals[seat]
+    raw = [0.0 if s == seat else math.exp(min(50.0, (t - mine) / focus))
+           for s, t in enumerate(totals)]
+    total = sum(raw)
+    return [w / total for w in raw]
 
 
 @dataclass
@@ -107,6 +125,7 @@ def evaluate_bids(
     spite: float = 0.0,
     policy: ExpectedScorePolicy | None = None,
     smart_seats: frozenset[int] = frozenset(),
+    rivals: Sequence[float] | None = None,
 ) -> BidEvaluation:
     """Simulate the round ``samples`` times for each candidate bid of ``view.seat``.
 
@@ -134,7 +153,7 @@ def evaluate_bids(
             playout(state, random.Random(seed), strength, power, policy, smart_seats)
             log = state.rounds[0]
             assert log.points is not None
-            value[b] += round_value(log.points, seat, spite)
+            value[b] += round_value(log.points, seat, spite, rivals)
             points[b] += log.points[seat]
             tricks[b][log.winners.count(seat)] += 1
     return BidEvaluation(
@@ -166,6 +185,7 @@ class SearchBot:
         bid_fit: float = 1.5,
         smart_self: bool = True,
         smart_others: bool = False,
+        rival_focus: float = 0.0,
     ) -> None:
         self.play_budget = play_budget
         self.bid_budget = bid_budget
@@ -177,6 +197,7 @@ class SearchBot:
         self.bid_fit = bid_fit
         self.smart_self = smart_self
         self.smart_others = smart_others
+        self.rival_focus = rival_focus
         self._policies: dict[tuple[str, int], ExpectedScorePolicy] = {}
 
     def policy_for(self, view: SeatView) -> tuple[ExpectedScorePolicy, frozenset[int]]:
@@ -209,7 +230,9 @@ class SearchBot:
         work = len(candidates) * view.players * r
         samples = self._samples(self.bid_budget, work)
         policy, smart = self.policy_for(view)
-        evaluation = evaluate_bids(view, rng, samples, candidates, self.spite, policy, smart)
+        rivals = rival_weights(view.totals, view.seat, self.rival_focus)
+        evaluation = evaluate_bids(view, rng, samples, candidates, self.spite, policy, smart,
+                                   rivals)
         bid = evaluation.best()
         return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
 
@@ -221,6 +244,7 @@ class SearchBot:
         totals = [0.0] * len(legal)
         seat = view.seat
         policy, smart = self.policy_for(view)
+        rivals = rival_weights(view.totals, seat, self.rival_focus)
         for _ in range(samples):
             hands = sample_hands(view, rng, strength, self.world_candidates, self.bid_fit)
             world = world_from_view(view, hands)
@@ -231,7 +255,7 @@ class SearchBot:
                 playout(state, random.Random(seed), strength, power, policy, smart)
                 log = state.rounds[0]
                 assert log.points is not None
-                totals[j] += round_value(log.points, seat, self.spite)
+                totals[j] += round_value(log.points, seat, self.spite, rivals)
         best = max(range(len(legal)), key=lambda j: totals[j])
         return legal[best]
 

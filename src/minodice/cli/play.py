@@ -73,7 +73,10 @@ def play(
             save_path = resume
         else:
             check_range("--players", players, 3, 6)
-            people = name or [os.environ.get("USER", "").strip().capitalize() or "You"]
+            user = os.environ.get("USER", "").strip()
+            default_name = user.capitalize() if user and user != "root" else (
+                translator(language).gettext("You"))
+            people = name or [default_name]
             if len(people) > players:
                 raise typer.BadParameter(f"{len(people)} people for {players} seats",
                                          param_hint="--name")
