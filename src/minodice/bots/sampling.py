@@ -55,13 +55,17 @@ def rolled_counts(view: SeatView) -> list[list[int]]:
     return out
 
 
-def _draw(pool: list[int], allowed: set[int] | None, size: int,
-          rng: random.Random) -> list[int] | None:
-    """Draw ``size`` dice (counts by kind) from ``pool`` among allowed kinds, or None."""
-    bag = [k for k, c in enumerate(pool) for _ in range(c) if allowed is None or k in allowed]
+def _eligible(pool: list[int], allowed: set[int] | None) -> list[int]:
+    """The unseen dice one by one (kind indices), among allowed kinds."""
+    return [k for k, c in enumerate(pool) for _ in range(c) if allowed is None or k in allowed]
+
+
+def _draw(bag: list[int], kinds: int, size: int, rng: random.Random) -> list[int] | None:
+    """Draw ``size`` dice (counts by kind) from ``bag``, which is left unchanged."""
     if len(bag) < size:
         return None
-    counts = [0] * len(pool)
+    bag = bag[:]
+    counts = [0] * kinds
     m = len(bag)
     for _ in range(size):
         j = int(rng.random() * m)
@@ -174,8 +178,9 @@ def _try_sample(
             allowed = {k for k in range(len(pool)) if k not in voids[seat] or ds.special[k]}
         size = view.hand_sizes[seat]
         options: list[list[int]] = []
+        bag = _eligible(pool, allowed)
         for _ in range(candidates if use_bids else 1):
-            drawn = _draw(pool, allowed, size, rng)
+            drawn = _draw(bag, len(pool), size, rng)
             if drawn is None:
                 return None
             options.append(drawn)
