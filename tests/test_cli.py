@@ -21,29 +21,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from examples import EXAMPLE_SUMMARY, example_record
 from minodice.cli import app
 from minodice.core.record import dumps_record, export_record, load_record, summarize
 from minodice.core.state import CHANCE, GameState
 
 Record = dict[str, Any]
 
-EXAMPLE: Record = {
-    "format": "minodice-record",
-    "version": 1,
-    "dice_set": "mino",
-    "variant": "standard",
-    "players": ["Ana", "Ben", "Cleo"],
-    "first_starter": 0,
-    "rounds": [{
-        "hands": [["red"], ["griffin"], ["gray"]],
-        "bids": [1, 0, 0],
-        "tricks": [[
-            {"player": 0, "die": "red", "face": 6},
-            {"player": 1, "die": "griffin", "face": "griffin"},
-            {"player": 2, "die": "gray", "face": "flag"},
-        ]],
-    }],
-}
+EXAMPLE: Record = example_record()
 
 R9_MESSAGE = "Ben must follow purple (R9): holds purple, rolled red"
 
@@ -133,17 +118,7 @@ def test_replay_json_equals_summarize(tmp_path: Path) -> None:
 
 def test_replay_json_of_the_documented_example(tmp_path: Path) -> None:
     proc = cli("replay", "--json", str(write(tmp_path / "example.json", EXAMPLE)))
-    assert json.loads(proc.stdout) == {
-        "players": ["Ana", "Ben", "Cleo"],
-        "complete": False,
-        "rounds": [
-            {"round": 1, "starter": 0, "bids": [1, 0, 0], "trick_winners": [1],
-             "tricks_won": [0, 1, 0], "bonus": [0, 0, 0], "points": [-10, -10, 10],
-             "totals": [-10, -10, 10]}
-        ],
-        "totals": [-10, -10, 10],
-        "winners": [],
-    }
+    assert json.loads(proc.stdout) == EXAMPLE_SUMMARY
 
 
 def test_replay_complete_game_names_the_winner(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from examples import EXAMPLE_SUMMARY, example_record
 from minodice.core.actions import Bid
 from minodice.core.dice import load_dice_set
 from minodice.core.errors import InvalidRecordError
@@ -37,45 +38,6 @@ GOLDEN = Path(__file__).parent / "golden"
 NOWHERE: Place = (None, None, None)
 
 # -- records to start from -----------------------------------------------------------------
-
-
-def example_record() -> Record:
-    """The example document of RECORD.md, verbatim."""
-    return {
-        "format": "minodice-record",
-        "version": 1,
-        "dice_set": "mino",
-        "variant": "standard",
-        "players": ["Ana", "Ben", "Cleo"],
-        "first_starter": 0,
-        "rounds": [
-            {
-                "hands": [["red"], ["griffin"], ["gray"]],
-                "bids": [1, 0, 0],
-                "tricks": [
-                    [
-                        {"player": 0, "die": "red", "face": 6},
-                        {"player": 1, "die": "griffin", "face": "griffin"},
-                        {"player": 2, "die": "gray", "face": "flag"},
-                    ]
-                ],
-            }
-        ],
-    }
-
-
-# The `replay --json` object RECORD.md gives for its example document.
-EXAMPLE_SUMMARY = {
-    "players": ["Ana", "Ben", "Cleo"],
-    "complete": False,
-    "rounds": [
-        {"round": 1, "starter": 0, "bids": [1, 0, 0], "trick_winners": [1],
-         "tricks_won": [0, 1, 0], "bonus": [0, 0, 0], "points": [-10, -10, 10],
-         "totals": [-10, -10, 10]}
-    ],
-    "totals": [-10, -10, 10],
-    "winners": [],
-}
 
 
 def roll(text: str) -> Record:
