@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import random
 
-from minodice.bots.strength import Strength
-from minodice.core.dice import Hand
+from minodice.bots.strength import Strength, choose_kind
+from minodice.core.dice import SYMBOL_BASE, Hand
 from minodice.core.view import SeatView
 
 
@@ -203,3 +203,61 @@ def _try_sample(
             pool[k] -= c
         hands[seat] = ds.hand_of_counts(chosen)
     return hands
+
+
+def policy_likelihood(
+    view: SeatView,
+    hands: list[Hand],
+    strength: Strength,
+    mismatch: float,
+) -> float:
+    """How well a sampled world explains the other players' rolls so far this round.
+
+    Replays the round's rolls in the world: each time another player rolled a die other
+    than the one the plain heuristic (:func:`~minodice.bots.strength.choose_kind`) would
+    have chosen from the sampled hand, the world's weight is multiplied by ``mismatch``.
+    Against players who think like the heuristic this sharpens the guess a lot; against
+    others a ``mismatch`` well above 0 keeps every consistent world possible.
+    """
+    ds = view.dice_set
+    power = strength.power(view.players)
+    current = [list(h.counts) for h in initial_hands_counts(view, hands)]
+    won = [0] * view.players
+    weight = 1.0
+    bids = view.bids
+    for t_index, trick in enumerate(view.round_tricks):
+        mask = best = 0
+        follow = -1
+        for position, roll in enumerate(trick):
+            kind = ds.kind(roll.kind).index
+            seat = roll.seat
+            if seat != view.seat and bids[seat] is not None:
+                counts = current[seat]
+                held = [k for k, c in enumerate(counts) if c]
+                if follow >= 0 and counts[follow]:
+                    held = [k for k in held if k == follow or ds.special[k]]
+                if len(held) > 1:
+                    choice = choose_kind(strength, held, mask, best, position == 0,
+                                         view.players - 1 - position,
+                                         (bids[seat] or 0) - won[seat], power)
+                    if choice != kind:
+                        weight *= mismatch
+            current[seat][kind] -= 1
+            if follow < 0 and not ds.special[kind]:
+                follow = kind
+            code = roll.face.code
+            if code >= SYMBOL_BASE:
+                mask |= 1 << (code - SYMBOL_BASE)
+            elif code > best:
+                best = code
+        if t_index < len(view.round_trick_winners):
+            won[view.round_trick_winners[t_index]] += 1
+    return weight
+
+
+def initial_hands_counts(view: SeatView, hands: list[Hand]) -> list[Hand]:
+    """Each seat's hand as drawn this round (its current dice plus those it rolled)."""
+    ds = view.dice_set
+    rolled = rolled_counts(view)
+    return [ds.hand_of_counts([a + b for a, b in zip(h.counts, r, strict=True)])
+            for h, r in zip(hands, rolled, strict=True)]

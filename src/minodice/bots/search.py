@@ -27,7 +27,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from minodice.bots.sampling import sample_hands
+from minodice.bots.sampling import policy_likelihood, sample_hands
 from minodice.bots.strength import ExpectedScorePolicy, Strength, choose_kind, strength_of
 from minodice.core.actions import Action, Bid
 from minodice.core.dice import Hand
@@ -186,6 +186,8 @@ class SearchBot:
         smart_self: bool = True,
         smart_others: bool = False,
         rival_focus: float = 0.0,
+        world_tries: int = 1,
+        policy_fit: float = 1.0,
     ) -> None:
         self.play_budget = play_budget
         self.bid_budget = bid_budget
@@ -198,6 +200,8 @@ class SearchBot:
         self.smart_self = smart_self
         self.smart_others = smart_others
         self.rival_focus = rival_focus
+        self.world_tries = world_tries
+        self.policy_fit = policy_fit
         self._policies: dict[tuple[str, int], ExpectedScorePolicy] = {}
 
     def policy_for(self, view: SeatView) -> tuple[ExpectedScorePolicy, frozenset[int]]:
@@ -236,6 +240,22 @@ class SearchBot:
         bid = evaluation.best()
         return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
 
+    def _sample_world(self, view: SeatView, rng: random.Random,
+                      strength: Strength) -> list[Hand]:
+        """One world's hands: the best-fitting of ``world_tries`` samples, drawn by weight."""
+        tries = self.world_tries if view.round_tricks else 1
+        options = [sample_hands(view, rng, strength, self.world_candidates, self.bid_fit)
+                   for _ in range(tries)]
+        if tries == 1:
+            return options[0]
+        weights = [policy_likelihood(view, o, strength, self.policy_fit) for o in options]
+        pick = rng.random() * sum(weights)
+        for option, weight in zip(options, weights, strict=True):
+            pick -= weight
+            if pick <= 0:
+                return option
+        return options[-1]
+
     def _play(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         strength = strength_of(view.dice_set)
         power = strength.power(view.players)
@@ -246,7 +266,7 @@ class SearchBot:
         policy, smart = self.policy_for(view)
         rivals = rival_weights(view.totals, seat, self.rival_focus)
         for _ in range(samples):
-            hands = sample_hands(view, rng, strength, self.world_candidates, self.bid_fit)
+            hands = self._sample_world(view, rng, strength)
             world = world_from_view(view, hands)
             seed = rng.random()
             for j, action in enumerate(legal):
