@@ -3,6 +3,7 @@
 - ``hard`` against three ``easy`` (4 players): win share (parity 0.25, target >= 0.45),
   mean scores with their 95% intervals (target: apart, hard's above);
 - ``easy`` against three ``random``: win share (target >= 0.80);
+- ``medium`` against three ``easy``, for the ladder;
 - ``hard``'s decision time on one core: median (target <= 100 ms) and p99 (<= 1 s), taken
   from a single-worker run so that no other game shares its core;
 - the share of bids ``hard`` makes, by round number (aim >= 60% overall).
@@ -84,6 +85,13 @@ def main() -> None:
                               args.seed), args.workers)
     easy_stats = summarize_games(easy)[0]
     print(f"easy win share vs 3 random: {easy_stats.win_share:.3f} (target >= 0.80)")
+    print()
+
+    medium = run("medium vs 3 easy",
+                 TournamentSpec(4, ("medium", "easy", "easy", "easy"), args.easy_games,
+                                args.seed), args.workers)
+    print(f"medium win share vs 3 easy: {summarize_games(medium)[0].win_share:.3f} "
+          "(parity 0.25)")
     print()
 
     hard = run("hard vs 3 easy",

@@ -1,22 +1,26 @@
-"""The ``hard`` bot (and ``medium``): determinized Monte Carlo search over the round.
+"""The ``hard`` bot: determinized Monte Carlo search over the round.
 
 How it thinks. It never sees the other screens; it samples them (:mod:`.sampling`):
 worlds in which the unseen dice are spread over the other players consistently with all
 that is public — the dice already rolled, the bag's contents, every failure to follow a
-colour — and, once bids are revealed, weighted towards hands that fit each bid.
+colour. Once bids are revealed, it weighs the worlds twice: each player's sampled hand
+should fit their bid (its expected tricks near the bid), and the dice each player has
+rolled should be what a sensible player would have rolled from that hand (a world in which
+they would have played differently counts for a tenth). Measured against perfect
+knowledge of the hands, this inference is where most of the remaining strength lies.
 
 *Playing*: for each legal die it plays out the rest of the round in many sampled worlds,
-with the same worlds and the same dice luck for every choice (common random numbers), all
-players following the fast heuristic of :mod:`.strength` towards their bids, and rolls
-the die with the best mean result.
+with the same worlds and the same dice luck for every choice (common random numbers), the
+others following the plain heuristic of :mod:`.strength` towards their bids and itself
+following the stronger expected-score policy, and rolls the die with the best mean result.
 
 *Bidding*: for each plausible bid it plays the round out in sampled worlds (the others
 bidding by the heuristic), itself playing to make that bid, and bids what maximises its
 expected score — so that zero bids (10 × round), bonuses and its seat in the order all
 count, as R12–R14 do.
 
-The result of a play-out is the bot's round score minus a fraction of the others' mean,
-so that it also likes to make others miss. Sample counts are fixed by the work a decision
+The result of a play-out is the bot's round score minus a quarter of the others' mean, so
+that it also likes to make others miss. Sample counts are fixed by the work a decision
 needs, not by the clock, so that a seed reproduces a game exactly.
 """
 
@@ -175,19 +179,19 @@ class SearchBot:
 
     def __init__(
         self,
-        play_budget: int = 6000,
+        play_budget: int = 4000,
         bid_budget: int = 14000,
         min_samples: int = 8,
         max_samples: int = 200,
         bid_candidates: int = 6,
         spite: float = 0.25,
-        world_candidates: int = 4,
-        bid_fit: float = 1.5,
+        world_candidates: int = 8,
+        bid_fit: float = 0.5,
         smart_self: bool = True,
         smart_others: bool = False,
         rival_focus: float = 0.0,
-        world_tries: int = 1,
-        policy_fit: float = 1.0,
+        world_tries: int = 4,
+        policy_fit: float = 0.1,
     ) -> None:
         self.play_budget = play_budget
         self.bid_budget = bid_budget

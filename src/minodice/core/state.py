@@ -200,7 +200,15 @@ class RoundLog:
 
 
 class GameState:
-    """One game in progress. Mutable; :meth:`clone` gives an independent copy for search."""
+    """One game in progress. Mutable; :meth:`clone` gives an independent copy for search.
+
+    Read-only attributes for callers: ``current_player``, ``phase``, ``round_no``,
+    ``starter``, ``leader``, ``follow`` (kind index of the colour to follow, -1 for none),
+    ``rolled`` (rolls in the trick so far), ``symbol_mask`` and ``best_number`` (what the
+    trick shows so far), ``bids`` (-1 until given), ``tricks_won``, ``totals`` and
+    ``rounds`` (the :class:`RoundLog` of every round). Change the game only through
+    :meth:`apply`, :meth:`apply_chance` and :meth:`roll_kind`, which check the rules.
+    """
 
     __slots__ = (
         "_best_seat",
