@@ -16,6 +16,7 @@ import random
 from minodice.bots.strength import Strength, choose_kind
 from minodice.core.dice import SYMBOL_BASE, Hand
 from minodice.core.view import SeatView
+from minodice.core.world import initial_hands
 
 
 def void_kinds(view: SeatView) -> list[set[int]]:
@@ -221,7 +222,7 @@ def policy_likelihood(
     """
     ds = view.dice_set
     power = strength.power(view.players)
-    current = [list(h.counts) for h in initial_hands_counts(view, hands)]
+    current = [list(h.counts) for h in initial_hands(view, hands)]
     won = [0] * view.players
     weight = 1.0
     bids = view.bids
@@ -253,11 +254,3 @@ def policy_likelihood(
         if t_index < len(view.round_trick_winners):
             won[view.round_trick_winners[t_index]] += 1
     return weight
-
-
-def initial_hands_counts(view: SeatView, hands: list[Hand]) -> list[Hand]:
-    """Each seat's hand as drawn this round (its current dice plus those it rolled)."""
-    ds = view.dice_set
-    rolled = rolled_counts(view)
-    return [ds.hand_of_counts([a + b for a, b in zip(h.counts, r, strict=True)])
-            for h, r in zip(hands, rolled, strict=True)]

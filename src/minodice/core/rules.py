@@ -17,7 +17,6 @@ from minodice.core.dice import (
     MERMAID_ROLE,
     MINOTAUR_ROLE,
     SYMBOL_BASE,
-    DiceSet,
 )
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
@@ -57,7 +56,7 @@ WINNING_ROLE: tuple[int, ...] = (
 
 
 class Reason(StrEnum):
-    """Why a trick was won; the screen turns these into words (and translations)."""
+    """Why a trick was won; :class:`minodice.i18n.words.Words` turns it into words."""
 
     ALL_THREE = "all-three"        # all three symbols: the mermaid wins
     BEATS = "beats"                # a symbol beats the other symbol showing
@@ -127,30 +126,6 @@ def resolve_trick(rolls: Sequence[tuple[int, int]]) -> TrickResult:
         return TrickResult(rolls[0][0], 0, Reason.ONLY_FLAGS, -1, 0)
     tied = sum(1 for _, code in rolls if code == best) > 1
     return TrickResult(rolls[index][0], index, Reason.TIE if tied else Reason.HIGHEST, -1, 0)
-
-
-def explain(dice_set: DiceSet, result: TrickResult, winning_face: int) -> str:
-    """English words for why a trick was won, as ``minodice replay`` prints them.
-
-    >>> from minodice.core.dice import load_dice_set
-    >>> mino = load_dice_set("mino")
-    >>> explain(mino, resolve_trick([(0, 102), (1, 100)]), 102)
-    'mermaid beats minotaur'
-    """
-    sym = dice_set.symbols
-    if result.reason is Reason.ALL_THREE:
-        return f"all three symbols: {sym[MERMAID_ROLE]} wins"
-    if result.reason is Reason.BEATS:
-        return f"{sym[winning_face - SYMBOL_BASE]} beats {sym[result.beaten_role]}"
-    if result.reason is Reason.ONLY_SYMBOL:
-        return f"{sym[winning_face - SYMBOL_BASE]} beats numbers and flags"
-    if result.reason is Reason.SAME_SYMBOL:
-        return f"several {sym[winning_face - SYMBOL_BASE]}s: the last rolled wins"
-    if result.reason is Reason.HIGHEST:
-        return f"{winning_face} is highest"
-    if result.reason is Reason.TIE:
-        return f"{winning_face} is highest; the later roll wins a tie"
-    return "only flags: the leader wins"
 
 
 def round_points(

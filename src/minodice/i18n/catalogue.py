@@ -19,7 +19,7 @@ from minodice.i18n import LANGUAGES, catalogue_text
 PACKAGE = Path(__file__).resolve().parent.parent
 LOCALES = Path(__file__).resolve().parent / "locales"
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
-SOURCES = ("tui", "cli")  # the parts of the package that put words on screen
+SOURCES = ("tui", "cli", "i18n")  # the parts of the package that put words on screen
 _PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
 
 

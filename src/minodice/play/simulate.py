@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from minodice.core.dice import DiceSet
 from minodice.core.rules import Variant
 from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState
+from minodice.play.match import made_by_round
 
 
 def game_rng(seed: int, index: int) -> random.Random:
@@ -58,13 +59,9 @@ class SimulationSummary:
         self.games += 1
         for seat, total in enumerate(state.totals):
             self.score_sums[seat] += total
-        for log in state.rounds:
-            assert log.bids is not None
-            won = [0] * state.n
-            for w in log.winners:
-                won[w] += 1
-            self.bids += state.n
-            self.bids_made += sum(1 for b, k in zip(log.bids, won, strict=True) if b == k)
+        for seat_rounds in made_by_round(state):
+            self.bids += len(seat_rounds)
+            self.bids_made += sum(seat_rounds)
 
     @property
     def mean_scores(self) -> list[float]:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from minodice.core.rules import explain, resolve_trick
+from minodice.core.rules import resolve_trick
 from minodice.core.state import GameState, Phase
+from minodice.i18n import translator
+from minodice.i18n.words import Words
 
 
 def _join(names: Sequence[str], values: Sequence[object]) -> str:
@@ -24,6 +26,7 @@ def _signed(value: int) -> str:
 def render_replay(state: GameState, names: Sequence[str]) -> str:
     """The whole game so far as text, ending with the score table and the result."""
     ds = state.dice_set
+    words = Words(translator("en"), ds)
     out: list[str] = []
     out.append(
         f"{ds.title} · {state.n} players: {', '.join(names)} · dice set {ds.name} · "
@@ -55,7 +58,7 @@ def render_replay(state: GameState, names: Sequence[str]) -> str:
                 out.append("           (trick in progress)")
                 continue
             result = resolve_trick([(seat, code) for seat, _, code in trick])
-            why = explain(ds, result, trick[result.winning_roll][2])
+            why = words.reason(result, trick[result.winning_roll][2])
             out.append(f"           {names[result.winner]} wins: {why}")
         if log.points is None or log.bonus is None:
             continue

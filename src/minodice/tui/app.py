@@ -32,6 +32,7 @@ from minodice.bots.advisor import advise
 from minodice.core.actions import Bid, Roll
 from minodice.core.state import Phase
 from minodice.i18n import translator
+from minodice.i18n.words import Words
 from minodice.play.session import (
     BidsRevealed,
     Event,
@@ -45,7 +46,6 @@ from minodice.play.session import (
 from minodice.tui import render
 from minodice.tui.rules_text import rules_paragraphs
 from minodice.tui.screens import PageScreen, PassScreen
-from minodice.tui.words import Words
 
 CSS = """
 Screen { layout: vertical; }

@@ -17,7 +17,7 @@ from minodice.bots.advisor import Advice
 from minodice.core.actions import Roll
 from minodice.core.dice import DieKind
 from minodice.core.state import GameState
-from minodice.tui.words import Words
+from minodice.i18n.words import Words
 
 COLOUR_STYLES = {
     "brown": "bold dark_orange3", "green": "bold green3", "blue": "bold dodger_blue1",

@@ -5,7 +5,7 @@ Placeholders name the edition's symbols, so that one text serves both editions.
 
 from __future__ import annotations
 
-from minodice.tui.words import N_, Words
+from minodice.i18n.words import N_, Words
 
 RULES = (
     N_("Goal: predict exactly how many tricks you will win. After the last round the "

@@ -1,4 +1,7 @@
-"""The game's words on screen, translated: die kinds, faces, colours, reasons, rules.
+"""The game's words for people, translated: die kinds, faces, colours, why a trick was won.
+
+Used by the terminal table and by ``minodice replay`` (in English), so that a trick is
+explained the same way everywhere.
 
 Names that come from the dice-set data are listed here with ``N_`` so that the
 catalogues carry them; :class:`Words` turns data and engine results into translated text.
@@ -60,7 +63,7 @@ class Words:
             return _("{symbol} beats numbers and flags").format(
                 symbol=_(symbols[winning_code - SYMBOL_BASE]))
         if result.reason is Reason.SAME_SYMBOL:
-            return _("several {symbol}: the last rolled wins").format(
+            return _("several {symbol}s: the last rolled wins").format(
                 symbol=_(symbols[winning_code - SYMBOL_BASE]))
         if result.reason is Reason.HIGHEST:
             return _("{number} is highest").format(number=winning_code)
