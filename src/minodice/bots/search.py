@@ -26,7 +26,6 @@ needs, not by the clock, so that a seed reproduces a game exactly.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -78,27 +77,10 @@ def playout(state: GameState, rng: random.Random, strength: Strength,
         roll_kind(kind, rand())
 
 
-def round_value(log_points: Sequence[int], seat: int, spite: float,
-                rivals: Sequence[float] | None = None) -> float:
-    """The play-out's worth to ``seat``: its points less ``spite`` × the others' points,
-    averaged with the weights ``rivals`` (default: a plain mean)."""
-    if rivals is None:
-        others = (sum(log_points) - log_points[seat]) / (len(log_points) - 1)
-    else:
-        others = sum(w * p for w, p in zip(rivals, log_points, strict=True))
+def round_value(log_points: Sequence[int], seat: int, spite: float) -> float:
+    """The play-out's worth to ``seat``: its points less ``spite`` × the others' mean."""
+    others = (sum(log_points) - log_points[seat]) / (len(log_points) - 1)
     return log_points[seat] - spite * others
-
-
-def rival_weights(totals: Sequence[int], seat: int, focus: float) -> list[float] | None:
-    """Weights on the other seats, leaning (with ``focus`` > 0) towards those ahead in the
-    game or close behind: their points matter most for winning it."""
-    if focus <= 0:
-        return None
-    mine = totals[seat]
-    raw = [0.0 if s == seat else math.exp(min(50.0, (t - mine) / focus))
-           for s, t in enumerate(totals)]
-    total = sum(raw)
-    return [w / total for w in raw]
 
 
 @dataclass
@@ -129,7 +111,6 @@ def evaluate_bids(
     spite: float = 0.0,
     policy: ExpectedScorePolicy | None = None,
     smart_seats: frozenset[int] = frozenset(),
-    rivals: Sequence[float] | None = None,
 ) -> BidEvaluation:
     """Simulate the round ``samples`` times for each candidate bid of ``view.seat``.
 
@@ -157,7 +138,7 @@ def evaluate_bids(
             playout(state, random.Random(seed), strength, power, policy, smart_seats)
             log = state.rounds[0]
             assert log.points is not None
-            value[b] += round_value(log.points, seat, spite, rivals)
+            value[b] += round_value(log.points, seat, spite)
             points[b] += log.points[seat]
             tricks[b][log.winners.count(seat)] += 1
     return BidEvaluation(
@@ -189,7 +170,6 @@ class SearchBot:
         bid_fit: float = 0.5,
         smart_self: bool = True,
         smart_others: bool = False,
-        rival_focus: float = 0.0,
         world_tries: int = 4,
         policy_fit: float = 0.1,
     ) -> None:
@@ -203,7 +183,6 @@ class SearchBot:
         self.bid_fit = bid_fit
         self.smart_self = smart_self
         self.smart_others = smart_others
-        self.rival_focus = rival_focus
         self.world_tries = world_tries
         self.policy_fit = policy_fit
         self._policies: dict[tuple[str, int], ExpectedScorePolicy] = {}
@@ -238,9 +217,7 @@ class SearchBot:
         work = len(candidates) * view.players * r
         samples = self._samples(self.bid_budget, work)
         policy, smart = self.policy_for(view)
-        rivals = rival_weights(view.totals, view.seat, self.rival_focus)
-        evaluation = evaluate_bids(view, rng, samples, candidates, self.spite, policy, smart,
-                                   rivals)
+        evaluation = evaluate_bids(view, rng, samples, candidates, self.spite, policy, smart)
         bid = evaluation.best()
         return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
 
@@ -268,7 +245,6 @@ class SearchBot:
         totals = [0.0] * len(legal)
         seat = view.seat
         policy, smart = self.policy_for(view)
-        rivals = rival_weights(view.totals, seat, self.rival_focus)
         for _ in range(samples):
             hands = self._sample_world(view, rng, strength)
             world = world_from_view(view, hands)
@@ -279,7 +255,7 @@ class SearchBot:
                 playout(state, random.Random(seed), strength, power, policy, smart)
                 log = state.rounds[0]
                 assert log.points is not None
-                totals[j] += round_value(log.points, seat, self.spite, rivals)
+                totals[j] += round_value(log.points, seat, self.spite)
         best = max(range(len(legal)), key=lambda j: totals[j])
         return legal[best]
 
