@@ -442,3 +442,16 @@ def test_tournament_text_report_lists_every_bot() -> None:
     lines = done.stdout.splitlines()
     for name in ("easy", "random", "medium"):
         assert any(line.split()[:1] == [name] for line in lines), name
+
+
+def test_progress_is_reported_as_games_finish_with_workers() -> None:
+    """The progress bar moves during the run, not only at its end."""
+    from minodice.play.tournament import TournamentSpec as Spec
+    from minodice.play.tournament import run_games as run
+
+    seen: list[int] = []
+    spec = Spec(3, ("easy", "random", "random"), 40, 3)
+    run(spec, 2, seen.append)
+    assert seen == sorted(seen)
+    assert seen[-1] == 40
+    assert len(seen) > 2
