@@ -65,14 +65,14 @@ def check_range(name: str, value: int, low: int, high: int | None = None) -> Non
         raise typer.BadParameter(f"{value} is not {bound}", param_hint=name)
 
 
-def lineup(bots: str, players: int) -> list[str]:
+def lineup(bots: str, players: int, seats: str = "players") -> list[str]:
     """One bot per seat from ``--bots``: a single name fills every seat."""
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if len(names) == 1:
         names = names * players
     if len(names) != players:
         raise typer.BadParameter(
-            f"{len(names)} bots for {players} players: give one per seat, or one for all",
+            f"{len(names)} bots for {players} {seats}: give one per seat, or one for all",
             param_hint="--bots")
     try:
         for name in set(names):

@@ -58,6 +58,8 @@ def play(
     ] = None,
     delay: Annotated[float, typer.Option("--delay", help="Seconds per bot move and roll "
                                          "animation; 0 for none.")] = 0.6,
+    trust_bots: Annotated[bool, typer.Option("--trust-bots", help="With --resume: also load "
+                                             "outside bots the record names (code!).")] = False,
 ) -> None:
     """Play Mino Dice in the terminal: you against bots, or several people at one screen."""
     language = lang or language_from_env(os.environ)
@@ -67,20 +69,29 @@ def play(
     if delay < 0:
         raise typer.BadParameter("must be 0 or more", param_hint="--delay")
     folder = games_dir or default_games_dir()
+    if resume is None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise typer.BadParameter(f"cannot use {folder} for saved games: "
+                                     f"{exc.strerror}", param_hint="--games-dir") from None
+        if not folder.is_dir():
+            raise typer.BadParameter(f"{folder} is not a folder", param_hint="--games-dir")
     try:
         if resume is not None:
-            session = Session.resume(resume)
+            session = Session.resume(resume, trust_bots)
             save_path = resume
         else:
             check_range("--players", players, 3, 6)
             user = os.environ.get("USER", "").strip()
             default_name = user.capitalize() if user and user != "root" else (
-                translator(language).gettext("You"))
+                translator(language).gettext("Player"))
             people = name or [default_name]
             if len(people) > players:
                 raise typer.BadParameter(f"{len(people)} people for {players} seats",
                                          param_hint="--name")
-            levels = lineup(bots, players - len(people)) if len(people) < players else []
+            levels = lineup(bots, players - len(people), "bot seats") if len(
+                people) < players else []
             session = new_session(players, people, levels or ["easy"], edition.value,
                                   variant.value, seed if seed is not None
                                   else secrets.randbelow(10**9))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from minodice.bots.protocol import Bot, make_bot
+from minodice.bots.protocol import BUILTIN_BOTS, Bot, BotError, make_bot
 from minodice.core.actions import Action, Bid, Roll
 from minodice.core.dice import Face, load_dice_set
 from minodice.core.errors import InvalidRecordError
@@ -93,6 +93,7 @@ class Session:
         self.bots: dict[int, Bot] = {
             i: make_bot(s.bot) for i, s in enumerate(self.seats) if s.bot is not None}
         self._decisions = 0
+        self.extra: dict[str, Any] = {}  # a resumed record's other keys, written back as read
         self.draw_pending_round()
 
     # -- set-up and saving -------------------------------------------------------------------
@@ -106,11 +107,12 @@ class Session:
         return [i for i, s in enumerate(self.seats) if s.is_human]
 
     def record(self) -> dict[str, Any]:
-        extra = {"session": {
+        extra = dict(self.extra)
+        extra["session"] = {
             "seed": self.seed,
             "bots": [s.bot for s in self.seats],
             "decisions": self._decisions,
-        }}
+        }
         return export_record(self.state, self.names, extra)
 
     def save(self, path: Path) -> None:
@@ -120,32 +122,55 @@ class Session:
         tmp.replace(path)
 
     @classmethod
-    def resume(cls, path: Path) -> Session:
-        """Continue a saved game exactly where it stopped."""
+    def resume(cls, path: Path, trust_bots: bool = False) -> Session:
+        """Continue a saved game exactly where it stopped.
+
+        Only the built-in bots are loaded from a record: a record may come from anyone,
+        and an outside bot (``file.py:Class``) is code. ``trust_bots`` allows them.
+        """
         try:
             text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SessionError(f"cannot read {path}: {exc}") from None
+        except FileNotFoundError:
+            raise SessionError(f"cannot read {path}: no such file") from None
+        except IsADirectoryError:
+            raise SessionError(f"cannot read {path}: it is a folder") from None
+        except UnicodeDecodeError:
+            raise SessionError(f"cannot read {path}: not UTF-8 text") from None
+        except OSError as exc:
+            raise SessionError(f"cannot read {path}: {exc.strerror}") from None
         try:
             loaded = parse_record(text)
         except InvalidRecordError as exc:
             raise SessionError(f"{path} is not a valid game record: {exc}") from None
+        if loaded.state.is_terminal():
+            raise SessionError(f"{path} is a finished game; show it with: minodice replay "
+                               f"{path}")
         info = loaded.extra.get("session")
         if not isinstance(info, dict):
-            info = {}
-        seed = info.get("seed", 0)
-        bots = info.get("bots", [None] * len(loaded.players))
-        if (not isinstance(seed, int) or not isinstance(bots, list)
+            raise SessionError(f"{path} was not saved by minodice play (no session data), "
+                               "so it does not say who plays which seat")
+        seed = info.get("seed")
+        bots = info.get("bots")
+        if (not isinstance(seed, int) or isinstance(seed, bool) or not isinstance(bots, list)
                 or len(bots) != len(loaded.players)
                 or not all(b is None or isinstance(b, str) for b in bots)):
             raise SessionError(f"{path}: its session data is damaged")
+        outside = [b for b in bots if b is not None and b not in BUILTIN_BOTS]
+        if outside and not trust_bots:
+            raise SessionError(
+                f"{path} names an outside bot ({outside[0]}), which is code; continue only "
+                "if you trust the file, with --trust-bots")
         seats = [SeatSpec(name, bot) for name, bot in zip(loaded.players, bots, strict=True)]
         session = cls.__new__(cls)
         session.config = loaded.state.config
         session.seats = seats
         session.seed = seed
         session.state = loaded.state
-        session.bots = {i: make_bot(s.bot) for i, s in enumerate(seats) if s.bot is not None}
+        try:
+            session.bots = {i: make_bot(s.bot) for i, s in enumerate(seats) if s.bot is not None}
+        except BotError as exc:
+            raise SessionError(f"{path}: {exc}") from None
+        session.extra = {k: v for k, v in loaded.extra.items() if k != "session"}
         decisions = info.get("decisions", 0)
         session._decisions = decisions if isinstance(decisions, int) else 0
         session.draw_pending_round()

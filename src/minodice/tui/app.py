@@ -52,9 +52,9 @@ Screen { layout: vertical; }
 #header { height: 1; background: $primary-darken-2; color: $text; padding: 0 1; }
 #table { height: 1fr; }
 #table > Static { height: 1fr; }
-#dice { width: 1fr; min-width: 24; border: round $primary; padding: 0 1; }
-#trick { width: 1fr; min-width: 24; border: round $secondary; padding: 0 1; }
-#players { width: 30; border: round $accent; padding: 0 0; }
+#dice { width: 3fr; border: round $primary; padding: 0 1; }
+#trick { width: 3fr; border: round $secondary; padding: 0 1; }
+#players { width: 4fr; border: round $accent; padding: 0 0; }
 #log { height: 4; padding: 0 1; }
 #prompt { height: 2; padding: 0 1; background: $boost; }
 #keys { height: 1; padding: 0 1; color: $text-muted; }
@@ -131,6 +131,8 @@ class TableApp(App[None]):
         _ = self._
         names = self.session.names
         trick_no = max(1, state.trick_number()) if state.phase in (Phase.PLAY, Phase.ROLL) else 0
+        if self.mode == "ack" and self.frozen_round is None:
+            trick_no = len(state.rounds[-1].winners)  # the trick just won is still shown
         round_no = state.round_no
         starter = state.starter
         if self.frozen_round is not None:
@@ -246,7 +248,8 @@ class TableApp(App[None]):
         try:
             action = await asyncio.to_thread(self.session.bot_decision, seat)
         except Exception as exc:
-            self.say(Text(self._("A bot failed: {error}").format(error=exc), style="bold red"))
+            self.say(Text(self._("The bot {name} failed: {error}").format(
+                name=self.session.names[seat], error=exc), style="bold red"))
             self.save()
             self.mode = "over"
             self.refresh_table()
@@ -336,7 +339,6 @@ class TableApp(App[None]):
         state = self.session.state
         _ = self._
         table = render.round_table(self.words, state, self.session.names, event.round_no - 1)
-        pad = render.score_pad(self.words, state, self.session.names)
         self.save()
         self.mode = "wait"
         self.refresh_table()
@@ -346,7 +348,7 @@ class TableApp(App[None]):
             self.pump()
 
         self.push_screen(
-            PageScreen(_("End of round {n}").format(n=event.round_no), Group(table, Text(), pad),
+            PageScreen(_("End of round {n}").format(n=event.round_no), table,
                        _("Press Enter to continue.")), closed)
 
     def finish(self) -> None:
@@ -370,15 +372,18 @@ class TableApp(App[None]):
                         render.score_pad(self.words, state, names))
         self.push_screen(PageScreen(_("Game over"), content, self.saved_message))
 
-    def save(self) -> None:
+    def save(self) -> bool:
+        """Save the game; ``False`` (and a message on screen) if that failed."""
         if self.save_path is None:
-            return
+            return False
         try:
             self.session.save(self.save_path)
         except OSError as exc:
-            self.saved_message = self._("Could not save the game: {error}").format(error=exc)
-            return
+            self.saved_message = self._("Could not save the game: {error}").format(
+                error=exc.strerror or exc)
+            return False
         self.saved_message = self._("Saved to {path}").format(path=self.save_path)
+        return True
 
     # -- keys ----------------------------------------------------------------------------
 
@@ -481,7 +486,7 @@ class TableApp(App[None]):
 
     def show_score_pad(self) -> None:
         _ = self._
-        pad = render.score_pad(self.words, self.session.state, self.session.names)
+        pad = render.score_pad(self.words, self.session.state, self.session.names, title=False)
         self.push_screen(PageScreen(_("Score pad"), pad, _("Enter or Esc closes this page.")))
 
     def show_advice(self) -> None:
@@ -499,8 +504,9 @@ class TableApp(App[None]):
         self.push_screen(PageScreen(_("Bid advisor"), body, _("Enter or Esc closes this page.")))
 
     def quit_and_save(self) -> None:
-        self.save()
+        saved = self.save()
         if self.save_path is not None and not self.session.is_over():
             self.exit_note = self._("Game saved. Continue it with: minodice play --resume "
-                                    "{path}").format(path=self.save_path)
+                                    "{path}").format(path=self.save_path) if saved else (
+                self.saved_message)
         self.exit()

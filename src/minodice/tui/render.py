@@ -19,6 +19,10 @@ from minodice.core.dice import DieKind
 from minodice.core.state import GameState
 from minodice.i18n.words import Words
 
+SYMBOL_MARK = "★"  # a special die showing its symbol
+FLAG_MARK = "⚑"    # a flag, in the compact row of a die's six faces
+START_MARK = "◆"   # the round's start player
+
 COLOUR_STYLES = {
     "brown": "bold dark_orange3", "green": "bold green3", "blue": "bold dodger_blue1",
     "red": "bold red1", "yellow": "bold yellow1", "purple": "bold medium_purple1",
@@ -36,7 +40,7 @@ def die_text(words: Words, kind: DieKind, face: str | None = None) -> Text:
     if face is not None:
         text.append("→")
         # A special die showing its symbol: a star, so the line stays short in any language.
-        shown = "★" if kind.special and face == kind.name else words.face(face)
+        shown = SYMBOL_MARK if kind.special and face == kind.name else words.face(face)
         text.append(shown, style="bold")
     return text
 
@@ -70,13 +74,16 @@ def dice_panel(words: Words, state: GameState, seat: int | None, cursor: int,
             out.append(" ✗", style="bold")
             blocked = True
         out.append("\n")
-        if show_faces:  # on a line of its own, so that it never wraps into the next die
-            out.append("     " + " ".join(words.face(f.name) for f in kind.faces) + "\n",
-                       style="dim")
+        if show_faces:  # compact, on a line of its own, so it never wraps into the next die
+            faces = " ".join(FLAG_MARK if f.is_flag else SYMBOL_MARK if f.is_symbol else f.name
+                             for f in kind.faces)
+            out.append(f"     {faces}\n", style="dim")
+    if show_faces:
+        out.append(_("{flag} flag · {symbol} symbol").format(flag=FLAG_MARK, symbol=SYMBOL_MARK)
+                   + "\n", style="dim")
     if blocked and state.follow >= 0:
         colour = state.dice_set.kinds[state.follow]
-        out.append(_("✗ not allowed: you hold {colour}, so you must follow {colour} or roll "
-                     "a special die (R9)").format(colour=words.kind(colour.colour)),
+        out.append(_("✗ follow {colour} (R9)").format(colour=words.kind(colour.colour)),
                    style="italic")
     return out
 
@@ -130,7 +137,8 @@ def players_panel(words: Words, state: GameState, names: Sequence[str],
     starter = (state.config.first_starter + len(state.rounds) - 1
                if round_index is None else state.config.first_starter + round_index)
     for seat, name in enumerate(names):
-        marker = "▶" if seat == active else ("★" if seat == starter % len(names) else " ")
+        marker = "▶" if seat == active else (
+            START_MARK if seat == starter % len(names) else " ")
         if bids is not None:
             bid = str(bids[seat])
         elif seat == viewer and state.bids and state.bids[seat] >= 0:
@@ -159,10 +167,10 @@ def round_table(words: Words, state: GameState, names: Sequence[str], index: int
     return table
 
 
-def score_pad(words: Words, state: GameState, names: Sequence[str]) -> Table:
+def score_pad(words: Words, state: GameState, names: Sequence[str], title: bool = True) -> Table:
     """The score pad: running totals after every finished round."""
     _ = words._
-    table = Table(title=_("Score pad"), expand=False, box=SIMPLE_HEAD)
+    table = Table(title=_("Score pad") if title else None, expand=False, box=SIMPLE_HEAD)
     table.add_column(_("Round"), justify="right")
     for name in names:
         table.add_column(name[:10], justify="right")
@@ -194,10 +202,10 @@ def advice_page(words: Words, advice: Advice) -> Group:
     table.add_column(_("Bid"), justify="right")
     table.add_column(_("Makes it"), justify="right")
     table.add_column(_("Expected score"), justify="right")
+    table.add_column("")
     for bid in sorted(advice.expected_score):
-        mark = " ◀" if bid == advice.best_bid else ""
         table.add_row(str(bid), f"{advice.make_chance[bid]:.0%}",
-                      f"{advice.expected_score[bid]:+.1f}{mark}")
+                      f"{advice.expected_score[bid]:+.1f}", "◀" if bid == advice.best_bid else "")
     dist = Text(_("Tricks won when playing for {bid}:").format(bid=advice.best_bid) + "\n")
     for tricks, p in enumerate(advice.tricks_for_best):
         if p > 0:

@@ -37,6 +37,7 @@ RULES = (
 
 def rules_paragraphs(words: Words) -> list[str]:
     """The rules translated, with the edition's symbol names filled in."""
-    names = [words.kind(s) for s in words.dice_set.symbols]
+    # Capitalised: the symbols are the game's characters, and often begin a sentence.
+    names = [words.kind(s)[:1].upper() + words.kind(s)[1:] for s in words.dice_set.symbols]
     return [words._(p).format(minotaur=names[0], griffin=names[1], mermaid=names[2])
             for p in RULES]
