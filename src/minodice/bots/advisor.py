@@ -25,6 +25,9 @@ from minodice.core.state import GameConfig, GameState
 from minodice.core.view import view
 
 
+ADVICE_BUDGET = 20_000  # simulated dice per answer, shared by the candidate bids
+
+
 class AdviceError(ValueError):
     """A question the advisor cannot answer (wrong round, seat or hand)."""
 
@@ -65,10 +68,15 @@ def advise(
     hand: str | Hand,
     dice_set: str = "mino",
     variant: str = "standard",
-    samples: int = 60,
+    samples: int | None = None,
     seed: int | None = None,
 ) -> Advice:
-    """Advice for ``hand`` in ``round_no``, at ``seat`` places after the start player."""
+    """Advice for ``hand`` in ``round_no``, at ``seat`` places after the start player.
+
+    ``samples`` (simulated rounds per bid) defaults to what about 20,000 simulated dice
+    allow: many for small rounds, where play-outs are short, at least 60 for round 8 —
+    so that every answer takes about the same, short time.
+    """
     ds = load_dice_set(dice_set)
     try:
         rounds = rounds_for(players)
@@ -79,7 +87,9 @@ def advise(
     if not 0 <= seat < players:
         raise AdviceError(f"seat {seat}: seats are 0 (the start player) to {players - 1}")
     if isinstance(hand, str):
-        names = [p.strip() for p in hand.split(",") if p.strip()]
+        names = [p.strip().lower() for p in hand.split(",") if p.strip()]
+        if not names:
+            raise AdviceError("give your dice with --hand, e.g. red,red,griffin,gray,purple")
         unknown = [n for n in names if not ds.has_kind(n)]
         if unknown:
             kinds = ", ".join(k.name for k in ds.kinds)
@@ -89,7 +99,8 @@ def advise(
                               f"not {len(names)}")
         for kind in ds.kinds:
             if names.count(kind.name) > kind.count:
-                raise AdviceError(f"the {ds.name} set has only {kind.count} {kind.name} dice")
+                raise AdviceError(f"the {ds.name} set has only {kind.count} {kind.name} "
+                                  f"{'die' if kind.count == 1 else 'dice'}")
         own = Hand.from_kinds(ds, names)
     else:
         own = hand
@@ -97,7 +108,10 @@ def advise(
         raise AdviceError(f"round {round_no} needs a hand of {round_no} dice, not {own.size}")
     for kind, count in zip(ds.kinds, own.counts, strict=True):
         if count > kind.count:
-            raise AdviceError(f"the {ds.name} set has only {kind.count} {kind.name} dice")
+            raise AdviceError(f"the {ds.name} set has only {kind.count} {kind.name} "
+                              f"{'die' if kind.count == 1 else 'dice'}")
+    if samples is None:
+        samples = max(60, min(1000, ADVICE_BUDGET // ((round_no + 1) * players * round_no)))
     rng = random.Random(seed) if seed is not None else random.Random()
     # A state in which the start player is seat 0 and we sit at ``seat``; the other
     # hands drawn here are placeholders that the view hides and the search resamples.

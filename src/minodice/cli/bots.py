@@ -67,13 +67,18 @@ def advise(
     hand: Annotated[str, typer.Option("--hand", help="Your dice, comma-separated, e.g. "
                                       "red,red,griffin,gray,purple.")],
     players: Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")] = 4,
-    round_no: Annotated[int, typer.Option("--round", "-r", help="Round number.")] = 0,
+    round_no: Annotated[int, typer.Option("--round", "-r", help="Round number (default: "
+                                          "the number of dice in --hand).")] = 0,
     seat: Annotated[int, typer.Option("--seat", help="Your position after the round's start "
                                       "player: 0 if you start.")] = 0,
     edition: Annotated[Edition, typer.Option(help="Dice set.")] = Edition.mino,
     variant: Annotated[VariantOption, typer.Option(help="Scoring variant.")] = (
         VariantOption.standard),
-    samples: Annotated[int, typer.Option("--samples", help="Simulated rounds per bid.")] = 60,
+    samples: Annotated[
+        Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--samples", help="Simulated rounds per bid (default: by the round's "
+                     "size, 60 to 1000)."),
+    ] = None,
     seed: Annotated[
         Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--seed", "-s", help="Seed, for the same answer every time."),
@@ -81,7 +86,8 @@ def advise(
     as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
 ) -> None:
     """Bid advice for the physical game: odds of every bid for the dice behind your screen."""
-    check_range("--samples", samples, 1)
+    if samples is not None:
+        check_range("--samples", samples, 1)
     if round_no == 0:
         round_no = len([p for p in hand.split(",") if p.strip()])
     try:

@@ -499,7 +499,7 @@ class TableApp(App[None]):
             return
         position = (seat - state.starter) % state.n
         advice = advise(state.n, state.round_no, position, state.hand(seat),
-                        state.dice_set.name, state.variant.value, samples=60, seed=0)
+                        state.dice_set.name, state.variant.value, seed=0)
         body = render.advice_page(self.words, advice)
         self.push_screen(PageScreen(_("Bid advisor"), body, _("Enter or Esc closes this page.")))
 

@@ -1,0 +1,5 @@
+"""``python -m minodice``: the same as the ``minodice`` command."""
+
+from minodice.cli import run
+
+run()
