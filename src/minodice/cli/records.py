@@ -105,7 +105,7 @@ def simulate_cmd(
     def save(index: int, state: Any) -> None:
         if save_records is None:
             return
-        record = export_record(state, names, {"seed": seed, "game": index})
+        record = export_record(state, names, {"seed": seed, "game": index + 1})
         (save_records / f"game-{index + 1:0{digits}d}.json").write_text(
             dumps_record(record), encoding="utf-8")
 

@@ -29,7 +29,7 @@ def render_replay(state: GameState, names: Sequence[str]) -> str:
     words = Words(translator("en"), ds)
     out: list[str] = []
     out.append(
-        f"{ds.title} · {state.n} players: {', '.join(names)} · dice set {ds.name} · "
+        f"{words.title()} · {state.n} players: {', '.join(names)} · dice set {ds.name} · "
         f"variant {state.variant.value} · {state.n_rounds} rounds"
     )
     first = state.config.first_starter

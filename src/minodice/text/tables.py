@@ -11,16 +11,18 @@ from minodice.play.tournament import BotStats
 def render_tournament(stats: Sequence[BotStats], games: int, players: int) -> str:
     """One line per bot: games, mean score with its 95% interval, wins, bids, times."""
     width = max(8, *(len(s.name) for s in stats))
+    how = ("seats rotated, duplicate deals" if games >= players
+           else f"fewer games than the {players} seat rotations of a deal")
     lines = [
-        f"{games} games, {players} players (seats rotated, duplicate deals)",
-        f"{'bot':<{width}} {'games':>6} {'mean score':>11} {'95% interval':>19} "
-        f"{'win share':>9} {'bids made':>9} {'ms median':>9} {'ms p99':>8}",
+        f"{games} game{'s' if games != 1 else ''}, {players} players ({how})",
+        f"{'bot':<{width}}  {'games':>6}  {'mean score':>10}  {'95% interval':>18}  "
+        f"{'win share':>9}  {'bids made':>9}  {'ms median':>9}  {'ms p99':>8}",
     ]
     for s in stats:
         interval = f"[{s.ci95[0]:.1f}, {s.ci95[1]:.1f}]"
         lines.append(
-            f"{s.name:<{width}} {s.games:>6} {s.mean_score:>11.1f} {interval:>19} "
-            f"{s.win_share:>9.3f} {s.bid_success:>9.1%} {s.decision_ms_median:>9.2f} "
+            f"{s.name:<{width}}  {s.games:>6}  {s.mean_score:>10.1f}  {interval:>18}  "
+            f"{s.win_share:>9.3f}  {s.bid_success:>9.1%}  {s.decision_ms_median:>9.2f}  "
             f"{s.decision_ms_p99:>8.2f}")
     return "\n".join(lines)
 
