@@ -24,7 +24,6 @@ from minodice.core.rules import Variant, rounds_for
 from minodice.core.state import GameConfig, GameState
 from minodice.core.view import view
 
-
 ADVICE_BUDGET = 20_000  # simulated dice per answer, shared by the candidate bids
 
 

@@ -49,7 +49,8 @@ def play(
     ] = None,
     resume: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--resume", help="Continue a saved game (a record file)."),
+        typer.Option("--resume", help="Continue a saved game (a record file); players, bots, "
+                     "edition and seed then come from the record."),
     ] = None,
     games_dir: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
