@@ -19,6 +19,7 @@ from minodice.core.errors import InvalidRecordError
 from minodice.core.record import LoadedRecord, dumps_record, export_record, parse_record, summarize
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig, GameState
+from minodice.files import read_text
 from minodice.play.match import play_bot_game
 from minodice.play.simulate import SimulationSummary, game_rng, play_random_game, simulate
 from minodice.text.replay import render_replay
@@ -30,17 +31,10 @@ def _read_record_text(file: str) -> str:
             return sys.stdin.buffer.read().decode("utf-8")
         except UnicodeDecodeError:
             raise InvalidRecordError("cannot read standard input: not UTF-8 text") from None
-    path = Path(file)
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidRecordError(f"cannot read {file}: no such file") from None
-    except IsADirectoryError:
-        raise InvalidRecordError(f"cannot read {file}: it is a folder") from None
-    except UnicodeDecodeError:
-        raise InvalidRecordError(f"cannot read {file}: not UTF-8 text") from None
-    except OSError as exc:
-        raise InvalidRecordError(f"cannot read {file}: {exc.strerror}") from None
+        return read_text(Path(file))
+    except ValueError as exc:
+        raise InvalidRecordError(str(exc)) from None
 
 
 @app.command()

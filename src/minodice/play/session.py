@@ -25,6 +25,7 @@ from minodice.core.record import dumps_record, export_record, parse_record
 from minodice.core.rules import TrickResult, Variant, resolve_trick
 from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState, Phase
 from minodice.core.view import SeatView, view
+from minodice.files import read_text
 
 
 @dataclass(frozen=True)
@@ -129,15 +130,9 @@ class Session:
         and an outside bot (``file.py:Class``) is code. ``trust_bots`` allows them.
         """
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SessionError(f"cannot read {path}: no such file") from None
-        except IsADirectoryError:
-            raise SessionError(f"cannot read {path}: it is a folder") from None
-        except UnicodeDecodeError:
-            raise SessionError(f"cannot read {path}: not UTF-8 text") from None
-        except OSError as exc:
-            raise SessionError(f"cannot read {path}: {exc.strerror}") from None
+            text = read_text(path)
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
         try:
             loaded = parse_record(text)
         except InvalidRecordError as exc:
