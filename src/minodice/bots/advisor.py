@@ -127,15 +127,32 @@ def advise(
                 counts[bag.pop()] += 1
             state.apply_chance(ds.hand_of_counts(counts))
     policy = ExpectedScorePolicy(strength_of(ds), players)
-    evaluation = evaluate_bids(view(state, seat), rng, samples, policy=policy,
-                               smart_seats=frozenset({seat}))
-    best = evaluation.best()
-    dist = evaluation.tricks[best]
+    seat_view = view(state, seat)
+    smart = frozenset({seat})
+    # Racing: every bid gets a first look; the three best get three times as many rounds,
+    # so that the answer does not hang on the luck of a few simulated rounds.
+    first = evaluate_bids(seat_view, rng, max(10, samples // 2), policy=policy,
+                          smart_seats=smart)
+    contenders = sorted(first.bids, key=lambda b: -first.mean_value[b])[:3]
+    second = evaluate_bids(seat_view, rng, samples, contenders, policy=policy,
+                           smart_seats=smart)
+    per_bid = {b: first.samples + (second.samples if b in contenders else 0) for b in first.bids}
+    points: dict[int, float] = {}
+    tricks: dict[int, list[int]] = {}
+    for b in first.bids:
+        total_points = first.mean_points[b] * first.samples
+        hist = list(first.tricks[b])
+        if b in contenders:
+            total_points += second.mean_points[b] * second.samples
+            hist = [x + y for x, y in zip(hist, second.tricks[b], strict=True)]
+        points[b] = total_points / per_bid[b]
+        tricks[b] = hist
+    best = max(contenders, key=lambda b: (points[b], -b))
+    dist = tricks[best]
     total = sum(dist)
     return Advice(
-        players, round_no, seat, str(own), samples, best,
-        dict(evaluation.mean_points),
-        {b: evaluation.tricks[b][b] / samples for b in evaluation.bids},
+        players, round_no, seat, str(own), per_bid[best], best, points,
+        {b: tricks[b][b] / per_bid[b] for b in first.bids},
         [c / total for c in dist],
         sum(k * c for k, c in enumerate(dist)) / total,
         strength_of(ds).expected_tricks(own.counts, players),
