@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from minodice.bots.strength import ExpectedScorePolicy, choose_kind, strength_of
+from minodice.bots.strength import ExpectedScorePolicy, PolicyCache, choose_kind, strength_of
 from minodice.core.actions import Action, Bid, Roll
 from minodice.core.dice import FLAG, SYMBOL_BASE
 from minodice.core.view import SeatView
@@ -86,18 +86,10 @@ class MediumBot:
     name = "medium"
 
     def __init__(self) -> None:
-        self._policies: dict[tuple[str, int], ExpectedScorePolicy] = {}
-
-    def _policy(self, view: SeatView) -> ExpectedScorePolicy:
-        key = (view.dice_set.name, view.players)
-        policy = self._policies.get(key)
-        if policy is None:
-            policy = self._policies[key] = ExpectedScorePolicy(
-                strength_of(view.dice_set), view.players)
-        return policy
+        self._policies = PolicyCache()
 
     def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        policy = self._policy(view)
+        policy = self._policies.get(view.dice_set, view.players)
         if isinstance(legal[0], Bid):
             bid = expected_score_bid(view, policy)
             return next((a for a in legal if isinstance(a, Bid) and a.tricks == bid), legal[-1])

@@ -31,7 +31,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from minodice.bots.sampling import policy_likelihood, sample_hands
-from minodice.bots.strength import ExpectedScorePolicy, Strength, choose_kind, strength_of
+from minodice.bots.strength import (
+    ExpectedScorePolicy,
+    PolicyCache,
+    Strength,
+    choose_kind,
+    strength_of,
+)
 from minodice.core.actions import Action, Bid
 from minodice.core.dice import Hand
 from minodice.core.state import CHANCE, GameState
@@ -185,15 +191,11 @@ class SearchBot:
         self.smart_others = smart_others
         self.world_tries = world_tries
         self.policy_fit = policy_fit
-        self._policies: dict[tuple[str, int], ExpectedScorePolicy] = {}
+        self._policies = PolicyCache()
 
     def policy_for(self, view: SeatView) -> tuple[ExpectedScorePolicy, frozenset[int]]:
         """This bot's own expected-score policy (and its caches) and the seats that use it."""
-        key = (view.dice_set.name, view.players)
-        policy = self._policies.get(key)
-        if policy is None:
-            policy = self._policies[key] = ExpectedScorePolicy(
-                strength_of(view.dice_set), view.players)
+        policy = self._policies.get(view.dice_set, view.players)
         seats = {s for s in range(view.players)
                  if (s == view.seat and self.smart_self) or (s != view.seat and self.smart_others)}
         return policy, frozenset(seats)

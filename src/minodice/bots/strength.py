@@ -251,3 +251,17 @@ class ExpectedScorePolicy:
             if value > best_value:
                 best_kind, best_value = k, value
         return best_kind
+
+
+class PolicyCache:
+    """One :class:`ExpectedScorePolicy` per (dice set, player count), owned by one bot."""
+
+    def __init__(self) -> None:
+        self._policies: dict[tuple[str, int], ExpectedScorePolicy] = {}
+
+    def get(self, dice_set: DiceSet, players: int) -> ExpectedScorePolicy:
+        key = (dice_set.name, players)
+        policy = self._policies.get(key)
+        if policy is None:
+            policy = self._policies[key] = ExpectedScorePolicy(strength_of(dice_set), players)
+        return policy

@@ -11,7 +11,17 @@ import typer
 from minodice.bots.advisor import AdviceError
 from minodice.bots.advisor import advise as advise_bid
 from minodice.bots.protocol import BotError
-from minodice.cli.common import Edition, VariantOption, app, check_range, lineup, progress_bar
+from minodice.cli.common import (
+    Edition,
+    EditionOpt,
+    PlayersOpt,
+    VariantOpt,
+    VariantOption,
+    app,
+    check_range,
+    lineup,
+    progress_bar,
+)
 from minodice.play.tournament import TournamentSpec, run_games, summarize_games
 from minodice.text.tables import render_advice, render_tournament
 
@@ -21,14 +31,13 @@ def tournament(
     bots: Annotated[str, typer.Option("--bots", help="Comma-separated bots, one per seat: "
                                       "random, easy, medium, hard, file.py:Class or "
                                       "module:Class.")],
-    players: Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")] = 4,
+    players: PlayersOpt = 4,
     games: Annotated[int, typer.Option("--games", "-g", help="Number of games.")] = 100,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed: the same seed, the same "
                                       "tournament.")] = 0,
     workers: Annotated[int, typer.Option("--workers", "-w", help="Processes to use.")] = 1,
-    edition: Annotated[Edition, typer.Option(help="Dice set.")] = Edition.mino,
-    variant: Annotated[VariantOption, typer.Option(help="Scoring variant.")] = (
-        VariantOption.standard),
+    edition: EditionOpt = Edition.mino,
+    variant: VariantOpt = VariantOption.standard,
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds a bot may take "
                                               "for one decision.")] = 10.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
@@ -66,14 +75,13 @@ def tournament(
 def advise(
     hand: Annotated[str, typer.Option("--hand", help="Your dice, comma-separated, e.g. "
                                       "red,red,griffin,gray,purple.")],
-    players: Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")] = 4,
+    players: PlayersOpt = 4,
     round_no: Annotated[int, typer.Option("--round", "-r", help="Round number (default: "
                                           "the number of dice in --hand).")] = 0,
     seat: Annotated[int, typer.Option("--seat", help="Your position after the round's start "
                                       "player: 0 if you start.")] = 0,
-    edition: Annotated[Edition, typer.Option(help="Dice set.")] = Edition.mino,
-    variant: Annotated[VariantOption, typer.Option(help="Scoring variant.")] = (
-        VariantOption.standard),
+    edition: EditionOpt = Edition.mino,
+    variant: VariantOpt = VariantOption.standard,
     samples: Annotated[
         Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--samples", help="Simulated rounds per bid (default: by the round's "

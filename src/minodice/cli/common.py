@@ -38,6 +38,12 @@ class VariantOption(StrEnum):
     simplified = "simplified"
 
 
+# The options several commands share, declared once.
+PlayersOpt = Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")]
+EditionOpt = Annotated[Edition, typer.Option(help="Dice set.")]
+VariantOpt = Annotated[VariantOption, typer.Option(help="Scoring variant.")]
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"minodice {__version__}")

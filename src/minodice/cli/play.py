@@ -12,7 +12,16 @@ from typing import Annotated, Optional
 import typer
 
 from minodice.bots.protocol import BotError
-from minodice.cli.common import Edition, VariantOption, app, check_range, lineup
+from minodice.cli.common import (
+    Edition,
+    EditionOpt,
+    PlayersOpt,
+    VariantOpt,
+    VariantOption,
+    app,
+    check_range,
+    lineup,
+)
 from minodice.i18n import LANGUAGES, language_from_env, translator
 from minodice.play.session import Session, SessionError, new_session
 
@@ -28,7 +37,7 @@ def default_games_dir() -> Path:
 
 @app.command()
 def play(
-    players: Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")] = 4,
+    players: PlayersOpt = 4,
     name: Annotated[
         Optional[list[str]],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--name", help="Your name; give it again for each person at this "
@@ -36,9 +45,8 @@ def play(
     ] = None,
     bots: Annotated[str, typer.Option("--bots", help="The bots' levels, one for all or one "
                                       "per bot seat: random, easy, medium, hard.")] = "easy",
-    edition: Annotated[Edition, typer.Option(help="Dice set.")] = Edition.mino,
-    variant: Annotated[VariantOption, typer.Option(help="Scoring variant.")] = (
-        VariantOption.standard),
+    edition: EditionOpt = Edition.mino,
+    variant: VariantOpt = VariantOption.standard,
     lang: Annotated[
         Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--lang", help="Language: en, de, nl, pt or es (default: the locale)."),

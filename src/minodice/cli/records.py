@@ -13,7 +13,17 @@ from typing import Annotated, Any, Optional
 import typer
 
 from minodice.bots.protocol import BotError, make_bot
-from minodice.cli.common import Edition, VariantOption, app, check_range, lineup, progress_bar
+from minodice.cli.common import (
+    Edition,
+    EditionOpt,
+    PlayersOpt,
+    VariantOpt,
+    VariantOption,
+    app,
+    check_range,
+    lineup,
+    progress_bar,
+)
 from minodice.core.dice import load_dice_set
 from minodice.core.errors import InvalidRecordError
 from minodice.core.record import LoadedRecord, dumps_record, export_record, parse_record, summarize
@@ -60,13 +70,12 @@ def replay(
 
 @app.command(name="simulate")
 def simulate_cmd(
-    players: Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")] = 4,
+    players: PlayersOpt = 4,
     games: Annotated[int, typer.Option("--games", "-g", help="Number of games.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed; the same seed, the same "
                                       "games.")] = 0,
-    edition: Annotated[Edition, typer.Option(help="Dice set.")] = Edition.mino,
-    variant: Annotated[VariantOption, typer.Option(help="Scoring variant.")] = (
-        VariantOption.standard),
+    edition: EditionOpt = Edition.mino,
+    variant: VariantOpt = VariantOption.standard,
     save_records: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--save-records", help="Write one record per game into this folder."),
@@ -160,14 +169,13 @@ def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, varian
 
 @app.command()
 def demo(
-    players: Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")] = 4,
+    players: PlayersOpt = 4,
     seed: Annotated[
         Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--seed", "-s", help="Seed (default: a fresh one, printed)."),
     ] = None,
-    edition: Annotated[Edition, typer.Option(help="Dice set.")] = Edition.mino,
-    variant: Annotated[VariantOption, typer.Option(help="Scoring variant.")] = (
-        VariantOption.standard),
+    edition: EditionOpt = Edition.mino,
+    variant: VariantOpt = VariantOption.standard,
 ) -> None:
     """Simulate one game between random players and replay it on screen."""
     check_range("--players", players, 3, 6)
