@@ -104,6 +104,7 @@ class DiceSet:
     """A named dice set with precomputed tables for the engine."""
 
     __slots__ = (
+        "_data",
         "_face_by_name",
         "_faces",
         "_kind_by_name",
@@ -119,6 +120,7 @@ class DiceSet:
     )
 
     def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
         try:
             self.name: str = str(data["name"])
             self.title: str = str(data.get("title", self.name))
@@ -221,6 +223,13 @@ class DiceSet:
 
     def __repr__(self) -> str:
         return f"load_dice_set({self.name!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle as a name (a shipped set) or as its data, never with its engine tables:
+        a view sent to a bot's worker process stays small, and the worker uses its own."""
+        if self.name in BUILTIN_DICE_SETS and load_dice_set(self.name) is self:
+            return load_dice_set, (self.name,)
+        return DiceSet, (self._data,)
 
     def __str__(self) -> str:
         return self.name

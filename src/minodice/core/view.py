@@ -50,13 +50,15 @@ class PastRound:
     trick_winners: tuple[int, ...]
     points: tuple[int, ...]
     bonus: tuple[int, ...]
+    totals: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
-    """What ``seat`` may know at this moment of the game."""
+    """What ``seat`` may know at this moment of the game; ``seat`` is None for a spectator,
+    who sees what every seat sees, minus a hand."""
 
-    seat: int
+    seat: int | None
     players: int
     dice_set: DiceSet
     variant: Variant
@@ -96,9 +98,9 @@ def _public_rolls(dice_set: DiceSet, rolls: list[RollEntry]) -> tuple[PublicRoll
     )
 
 
-def view(state: GameState, seat: int) -> SeatView:
-    """The view of ``seat`` (0-based index in seating order)."""
-    if not 0 <= seat < state.n:
+def view(state: GameState, seat: int | None) -> SeatView:
+    """The view of ``seat`` (0-based index in seating order), or a spectator's (None)."""
+    if seat is not None and not 0 <= seat < state.n:
         raise ValueError(f"there is no seat {seat} in a {state.n}-player game")
     ds = state.dice_set
     log = state.rounds[-1]
@@ -120,6 +122,7 @@ def view(state: GameState, seat: int) -> SeatView:
             tuple(past.winners),
             tuple(past.points or ()),
             tuple(past.bonus or ()),
+            tuple(past.totals or ()),
         )
         for i, past in enumerate(state.rounds)
         if past.points is not None
@@ -138,7 +141,7 @@ def view(state: GameState, seat: int) -> SeatView:
         phase=state.phase,
         starter=state.starter,
         current_player=state.current_player,
-        hand=state.hand(seat),
+        hand=state.hand(seat) if seat is not None else ds.hand_of_key(0),
         hand_sizes=tuple(ds.hand_size(k) for k in state.hands),
         has_bid=has_bid,
         bids=bids,
@@ -152,5 +155,5 @@ def view(state: GameState, seat: int) -> SeatView:
         round_trick_winners=tuple(current.winners) if current else (),
         history=history,
         totals=tuple(state.totals),
-        legal_actions=state.legal_actions(seat),
+        legal_actions=state.legal_actions(seat) if seat is not None else (),
     )

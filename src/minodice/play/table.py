@@ -1,0 +1,544 @@
+"""The table: one game with people and bots, as every front end runs it (STYLE 13).
+
+The terminal, the server and the tests drive the same object. A :class:`Table` owns the
+engine state and a source of chance; it says who must act (:meth:`Table.to_act`), applies a
+seat's decision and everything that follows from it until a decision is needed again
+(rolling the chosen die, finishing the trick, scoring, dealing the next round), and
+reports what happened as :class:`Event` values. Front ends only ever see a
+:class:`~minodice.core.view.SeatView` (:meth:`Table.view`), never the state.
+
+Chance comes from a :class:`Chance` source: :class:`SeededChance` for local games (a seed
+reproduces the game, each event seeded by its place so that a saved game resumes exactly)
+and :class:`FairChance` for servers (PROTOCOL.md ``minodice-fair-1``).
+
+A table snapshots and restores exactly, secret bids included: :meth:`Table.snapshot` is a
+record (RECORD.md) plus a ``"session"`` key holding the seats, the chance source's state and
+the bids already made in a round still being bid.
+
+>>> table = new_table(players=3, humans=["Ana"], bots=["random"], seed=5)
+>>> table.to_act()            # everyone bids at once; nobody has yet
+[2, 0, 1]
+>>> events = table.act(0, Bid(1))
+>>> table.view(1).bids        # Ana's bid stays secret until all are in
+(None, None, None)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from minodice.bots.protocol import BUILTIN_BOTS, Bot, BotError, make_bot
+from minodice.core.actions import Action, Bid, Roll
+from minodice.core.dice import Face, Hand, load_dice_set
+from minodice.core.errors import InvalidRecordError
+from minodice.core.fair import FairStream
+from minodice.core.fair import deal as fair_deal
+from minodice.core.fair import roll as fair_roll
+from minodice.core.record import export_record, load_record
+from minodice.core.rules import TrickResult, Variant, resolve_trick
+from minodice.core.state import TERMINAL, GameConfig, GameState, Phase
+from minodice.core.view import SeatView, view
+
+# -- seats and events ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """Who sits in a seat: a person (``bot`` is None) or a bot given by its spec."""
+
+    name: str
+    bot: str | None = None
+
+    @property
+    def is_human(self) -> bool:
+        return self.bot is None
+
+
+@dataclass(frozen=True)
+class Dealt:
+    """A round's hands were drawn. Secret: for the table's own log, never for a seat."""
+
+    round_no: int
+    hands: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class BidMade:
+    """A seat bid. Secret until all bids are in: for the table's own log only."""
+
+    seat: int
+    bid: int
+
+
+@dataclass(frozen=True)
+class BidsRevealed:
+    bids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Rolled:
+    seat: int
+    kind: str
+    face: str
+
+
+@dataclass(frozen=True)
+class TrickWon:
+    trick: int
+    rolls: tuple[tuple[int, int, int], ...]  # (seat, kind index, face code)
+    result: TrickResult
+
+
+@dataclass(frozen=True)
+class RoundScored:
+    round_no: int
+
+
+@dataclass(frozen=True)
+class RoundStarted:
+    round_no: int
+
+
+@dataclass(frozen=True)
+class GameOver:
+    winners: tuple[int, ...]
+
+
+Event = Dealt | BidMade | BidsRevealed | Rolled | TrickWon | RoundScored | RoundStarted | GameOver
+
+#: The events that are the game itself (decisions and chance outcomes); the rest follow.
+PRIMARY = (Dealt, BidMade, Rolled)
+
+
+class TableError(ValueError):
+    """A table that cannot be set up or restored; the message says why."""
+
+
+class ReplayError(TableError):
+    """A logged event that does not follow from the table's chance source or rules."""
+
+
+# -- chance --------------------------------------------------------------------------------
+
+
+class Chance(Protocol):
+    """Where a table's dice come from."""
+
+    def deal(self, state: GameState) -> list[Hand]:
+        """The hands of the round waiting to be drawn, one per seat."""
+        ...
+
+    def roll(self, state: GameState) -> Face:
+        """The face of the die chosen and waiting to be rolled."""
+        ...
+
+    def to_json(self) -> dict[str, Any]:
+        """What a snapshot needs to pick this source up again."""
+        ...
+
+
+class SeededChance:
+    """Local games: each deal and roll from a generator seeded by the game seed and the
+    event's place (round, roll number), so that a saved game resumes exactly."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def _rng(self, *where: object) -> random.Random:
+        return random.Random(":".join(["minodice-play", str(self.seed), *map(str, where)]))
+
+    def deal(self, state: GameState) -> list[Hand]:
+        rng = self._rng("draw", state.round_no)
+        probe = state.clone()  # draw with the engine's own sampler, one seat after another
+        hands: list[Hand] = []
+        while probe.phase is Phase.DRAW:
+            hand = probe.sample_chance(rng)
+            assert isinstance(hand, Hand)
+            probe.apply_chance(hand)
+            hands.append(hand)
+        return hands
+
+    def roll(self, state: GameState) -> Face:
+        rolls_before = sum(len(t) for t in state.rounds[-1].tricks)
+        face = state.sample_chance(self._rng("roll", state.round_no, rolls_before))
+        assert isinstance(face, Face)
+        return face
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scheme": "seeded", "seed": self.seed}
+
+
+class FairChance:
+    """Server games: the ``minodice-fair-1`` stream, dealing and rolling in game order."""
+
+    def __init__(self, key: bytes, position: int = 0) -> None:
+        self.stream = FairStream(key, position)
+
+    def deal(self, state: GameState) -> list[Hand]:
+        return fair_deal(self.stream, state.dice_set, state.n, state.round_no)
+
+    def roll(self, state: GameState) -> Face:
+        pending = state.pending_roll
+        assert pending is not None
+        return fair_roll(self.stream, state.dice_set, pending.kind.name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scheme": "minodice-fair-1", "position": self.stream.position}
+
+
+# -- the table -----------------------------------------------------------------------------
+
+
+class Table:
+    """One game at a table (see the module docstring)."""
+
+    def __init__(self, config: GameConfig, seats: Sequence[SeatSpec], chance: Chance,
+                 bot_seed: str = "", extra: dict[str, Any] | None = None) -> None:
+        if len(seats) != config.players:
+            raise TableError(f"{config.players} seats needed, {len(seats)} given")
+        names = [s.name for s in seats]
+        if len(set(names)) != len(names) or any(not n.strip() for n in names):
+            raise TableError("names must be distinct and not empty")
+        self.config = config
+        self.seats = list(seats)
+        self.chance = chance
+        self.bot_seed = bot_seed
+        self.extra: dict[str, Any] = dict(extra or {})  # a resumed record's other keys
+        self._state = GameState(config)
+        self._decisions = 0
+        self._bots: dict[int, Bot] = {}
+        self.started = False
+
+    # -- who and what ----------------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    @property
+    def humans(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s.is_human]
+
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    @property
+    def round_no(self) -> int:
+        return self._state.round_no
+
+    @property
+    def decisions(self) -> int:
+        """How many decisions have been applied (a counter that never goes back)."""
+        return self._decisions
+
+    def is_over(self) -> bool:
+        return self._state.current_player == TERMINAL
+
+    def view(self, seat: int | None) -> SeatView:
+        """What ``seat`` may know now (``None``: a spectator, who sees no hand)."""
+        return view(self._state, seat)
+
+    def to_act(self) -> list[int]:
+        """The seats whose decision the game waits for, from the round's start player.
+
+        While bidding that is every seat still to bid (bids are simultaneous, R6).
+        """
+        state = self._state
+        if not self.started or state.phase is Phase.OVER:
+            return []
+        if state.phase is Phase.BID:
+            pending = set(state.bidders())
+            return [s for s in ((state.starter + i) % state.n for i in range(state.n))
+                    if s in pending]
+        return [state.current_player] if state.current_player >= 0 else []
+
+    def legal(self, seat: int) -> tuple[Action, ...]:
+        return self._state.legal_actions(seat) if self.started else ()
+
+    def turn(self, seat: int) -> str | None:
+        """A name for the decision ``seat`` is asked for now (``None`` if none).
+
+        ``R-bid`` while bidding round R; ``R-T-Q`` for the Q-th roll of trick T of round R.
+        """
+        if seat not in self.to_act():
+            return None
+        return self.current_turn()
+
+    def current_turn(self) -> str | None:
+        """The decision the game waits for now, whoever it is asked of."""
+        state = self._state
+        if not self.started:
+            return None
+        if state.phase is Phase.BID:
+            return f"{state.round_no}-bid"
+        if state.phase is Phase.PLAY:
+            return f"{state.round_no}-{state.trick_number()}-{state.rolled + 1}"
+        return None
+
+    @staticmethod
+    def turn_order(turn: str) -> tuple[int, int, int] | None:
+        """Where a turn name stands in the game, for telling a stale answer; None if it
+        is not a turn name at all."""
+        parts = turn.split("-")
+        try:
+            if len(parts) == 2 and parts[1] == "bid":
+                return (int(parts[0]), 0, 0)
+            if len(parts) == 3:
+                r, t, q = (int(p) for p in parts)
+                return (r, t, q)
+        except ValueError:
+            return None
+        return None
+
+    # -- the flow of the game --------------------------------------------------------------
+
+    def start(self) -> list[Event]:
+        """Deal the first round; the game then waits for the bids."""
+        if self.started:
+            return []
+        self.started = True
+        return self._deal_pending()
+
+    def act(self, seat: int, action: Action) -> list[Event]:
+        """Apply ``seat``'s decision (checked by the engine: ``IllegalActionError``), then
+        everything that follows until a decision is needed again."""
+        state = self._state
+        if not self.started:
+            from minodice.core.errors import IllegalActionError
+            raise IllegalActionError(None, "the game has not started")
+        round_no = state.round_no
+        state.apply(action, seat=seat)
+        self._decisions += 1
+        events: list[Event] = []
+        if isinstance(action, Bid):
+            events.append(BidMade(seat, action.tricks))
+            if state.round_no == round_no and state.phase is Phase.PLAY:
+                log = state.rounds[-1]
+                assert log.bids is not None
+                events.append(BidsRevealed(tuple(log.bids)))
+        else:
+            events.extend(self._roll())
+        return events
+
+    def _deal_pending(self) -> list[Event]:
+        state = self._state
+        if state.phase is not Phase.DRAW:
+            return []
+        hands = self.chance.deal(state)
+        for hand in hands:
+            state.apply_chance(hand)
+        return [Dealt(state.round_no, tuple(tuple(h.names()) for h in hands)),
+                RoundStarted(state.round_no)]
+
+    def _roll(self) -> list[Event]:
+        state = self._state
+        log = state.rounds[-1]
+        pending = state.pending_roll
+        assert pending is not None
+        seat = (state.leader + state.rolled) % state.n
+        face = self.chance.roll(state)
+        trick_no = len(log.tricks)
+        rolls = (*log.tricks[-1], (seat, pending.kind.index, face.code))
+        round_no = state.round_no
+        state.apply_chance(face)
+        events: list[Event] = [Rolled(seat, pending.kind.name, str(face))]
+        if len(rolls) == state.n:
+            result = resolve_trick([(s, c) for s, _, c in rolls])
+            events.append(TrickWon(trick_no, rolls, result))
+        if log.points is not None:
+            events.append(RoundScored(round_no))
+            if state.phase is Phase.OVER:
+                events.append(GameOver(tuple(state.winners())))
+            else:
+                events.extend(self._deal_pending())
+        return events
+
+    # -- bots ------------------------------------------------------------------------------
+
+    def bot(self, seat: int) -> Bot:
+        """The bot of a bot seat, made on first use."""
+        bot = self._bots.get(seat)
+        if bot is None:
+            spec = self.seats[seat].bot
+            if spec is None:
+                raise TableError(f"seat {seat} is a person's")
+            bot = self._bots[seat] = make_bot(spec)
+        return bot
+
+    def bot_rng(self, seat: int) -> random.Random:
+        """The generator for the next decision of ``seat``'s bot, seeded by its place."""
+        return random.Random(f"minodice-play:{self.bot_seed}:bot:{seat}:{self._state.round_no}"
+                             f":{self._decisions}")
+
+    def bot_decision(self, seat: int, bot: Bot | None = None) -> Action:
+        """Ask a bot (the seat's own, or ``bot``) for ``seat``'s decision, in this process.
+
+        May take a moment: a front end runs it off its event loop.
+        """
+        chosen = bot or self.bot(seat)
+        legal = self.legal(seat)
+        action = chosen.act(self.view(seat), legal, self.bot_rng(seat))
+        if action not in legal:
+            raise BotError(f"bot {self.seats[seat].bot or 'stand-in'!r} chose an illegal "
+                           f"action {action}")
+        return action
+
+    # -- records, snapshots and logs -------------------------------------------------------
+
+    def record(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The public record (RECORD.md): no secret bids, no die chosen but not rolled."""
+        return export_record(self._state, self.names, {**self.extra, **(extra or {})})
+
+    def snapshot(self) -> dict[str, Any]:
+        """The record plus everything needed to go on exactly (``"session"``).
+
+        Holds the bids already made in a round still being bid: keep a snapshot where
+        only the table's owner can read it.
+        """
+        state = self._state
+        secret = ([b if b >= 0 else None for b in state.bids]
+                  if state.phase is Phase.BID else None)
+        return self.record({"session": {
+            "seed": self.chance.to_json().get("seed", 0),
+            "chance": self.chance.to_json(),
+            "bots": [s.bot for s in self.seats],
+            "decisions": self._decisions,
+            "bot_seed": self.bot_seed,
+            "bids": secret,
+        }})
+
+    @classmethod
+    def restore(cls, data: dict[str, Any], chance: Chance | None = None,
+                trust_bots: bool = False) -> Table:
+        """A table from :meth:`snapshot` (or a record saved by an older ``play``).
+
+        ``chance`` replaces the snapshot's own source (a server's fair stream); only the
+        built-in bots are loaded unless ``trust_bots``: a saved game may come from anyone,
+        and an outside bot (``file.py:Class``) is code.
+        """
+        try:
+            loaded = load_record(data)
+        except InvalidRecordError as exc:
+            raise TableError(f"not a valid game record: {exc}") from None
+        info = loaded.extra.get("session")
+        if not isinstance(info, dict):
+            raise TableError("it was not saved by minodice play (no session data), so it "
+                             "does not say who plays which seat")
+        seed, bots = info.get("seed"), info.get("bots")
+        if (not isinstance(seed, int) or isinstance(seed, bool) or not isinstance(bots, list)
+                or len(bots) != len(loaded.players)
+                or not all(b is None or isinstance(b, str) for b in bots)):
+            raise TableError("its session data is damaged")
+        outside = [b for b in bots if b is not None and b not in BUILTIN_BOTS]
+        if outside and not trust_bots:
+            raise TableError(f"it names an outside bot ({outside[0]}), which is code; "
+                             "continue only if you trust the file, with --trust-bots")
+        seats = [SeatSpec(name, bot) for name, bot in zip(loaded.players, bots, strict=True)]
+        bot_seed = info.get("bot_seed", str(seed))
+        table = cls(loaded.state.config, seats, chance or SeededChance(seed),
+                    bot_seed if isinstance(bot_seed, str) else str(seed),
+                    {k: v for k, v in loaded.extra.items() if k != "session"})
+        table._state = loaded.state
+        table.started = True
+        decisions = info.get("decisions", 0)
+        table._decisions = decisions if isinstance(decisions, int) else 0
+        for name in set(b for b in bots if b is not None):
+            try:
+                make_bot(name)
+            except BotError as exc:
+                raise TableError(str(exc)) from None
+        secret = info.get("bids")
+        state = table._state
+        if isinstance(secret, list) and state.phase is Phase.BID and len(secret) == state.n:
+            for seat, bid in enumerate(secret):
+                if isinstance(bid, int) and not isinstance(bid, bool):
+                    try:
+                        state.apply(Bid(bid), seat=seat)
+                    except ValueError:
+                        raise TableError("its session data is damaged (a secret bid "
+                                         "breaks R6)") from None
+        table._deal_pending()
+        return table
+
+    def replay(self, events: Sequence[Event]) -> None:
+        """Bring a new table to where a log of its primary events left it.
+
+        Decisions are applied again; chance outcomes are drawn again from this table's
+        own source and must equal the logged ones (a fair stream checks itself this way).
+        """
+        expected = [e for e in events if isinstance(e, PRIMARY)]
+        produced: list[Event] = []
+        for event in expected:
+            if isinstance(event, Dealt):
+                if not produced:
+                    produced.extend(e for e in self.start() if isinstance(e, PRIMARY))
+            elif isinstance(event, BidMade):
+                produced.extend(e for e in self.act(event.seat, Bid(event.bid))
+                                if isinstance(e, PRIMARY))
+            elif isinstance(event, Rolled):
+                action = Roll(self.config.dice_set.kind(event.kind))
+                produced.extend(e for e in self.act(event.seat, action)
+                                if isinstance(e, PRIMARY))
+        if produced != expected:
+            where = next((i for i, (a, b) in enumerate(zip(produced, expected, strict=False))
+                          if a != b), min(len(produced), len(expected)))
+            raise ReplayError(f"logged event {where + 1} does not follow from the table: "
+                              f"{expected[where] if where < len(expected) else 'missing'}")
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """A primary event as the JSON a table's log stores."""
+    if isinstance(event, Dealt):
+        return {"type": "deal", "round": event.round_no, "hands": [list(h) for h in event.hands]}
+    if isinstance(event, BidMade):
+        return {"type": "bid", "seat": event.seat, "bid": event.bid}
+    if isinstance(event, Rolled):
+        return {"type": "roll", "seat": event.seat, "die": event.kind, "face": event.face}
+    raise ValueError(f"not a primary event: {event!r}")
+
+
+def event_from_json(data: dict[str, Any]) -> Event:
+    kind = data.get("type")
+    if kind == "deal":
+        return Dealt(int(data["round"]), tuple(tuple(str(k) for k in h) for h in data["hands"]))
+    if kind == "bid":
+        return BidMade(int(data["seat"]), int(data["bid"]))
+    if kind == "roll":
+        return Rolled(int(data["seat"]), str(data["die"]), str(data["face"]))
+    raise ValueError(f"not a logged event: {data!r}")
+
+
+BOT_NAMES = ("Ariadne", "Theseus", "Minos", "Daedalus", "Icarus", "Pasiphae")
+
+
+def new_table(
+    players: int = 4,
+    humans: Sequence[str] = ("You",),
+    bots: Sequence[str] = ("easy",),
+    edition: str = "mino",
+    variant: str = "standard",
+    seed: int = 0,
+    first_starter: int | None = None,
+) -> Table:
+    """A local game, started: people first, then bots (cycling through ``bots``)."""
+    if not 3 <= players <= 6:
+        raise TableError(f"Mino Dice is for 3 to 6 players, not {players}")
+    if len(humans) > players:
+        raise TableError(f"{len(humans)} people for {players} seats")
+    if not bots and len(humans) < players:
+        raise TableError("no bot to fill the empty seats")
+    names = list(humans)
+    seats = [SeatSpec(n) for n in names]
+    spare = [n for n in BOT_NAMES if n not in names]
+    for i in range(players - len(names)):
+        seats.append(SeatSpec(spare[i], bots[i % len(bots)]))
+    rng = random.Random(f"minodice-play:{seed}:starter")
+    starter = rng.randrange(players) if first_starter is None else first_starter
+    config = GameConfig(players, load_dice_set(edition), Variant(variant), starter)
+    table = Table(config, seats, SeededChance(seed), str(seed))
+    table.start()
+    return table
