@@ -12,7 +12,7 @@ seed comes from the caller, who draws it from the operating system).
 '66687aadf862bd77'
 >>> stream = FairStream(game_key(server_seed, ["", "a1"]))
 >>> [stream.draw(6) for _ in range(5)]
-[5, 1, 3, 0, 1]
+[5, 2, 0, 2, 0]
 """
 
 from __future__ import annotations
