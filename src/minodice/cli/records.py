@@ -35,7 +35,7 @@ from minodice.play.simulate import SimulationSummary, game_rng, play_random_game
 from minodice.text.replay import render_replay
 
 
-def _read_record_text(file: str) -> str:
+def read_record_text(file: str) -> str:
     if file == "-":
         try:
             return sys.stdin.buffer.read().decode("utf-8")
@@ -56,7 +56,7 @@ def replay(
 ) -> None:
     """Check a game record and show the game: hands, bids, rolls, trick winners, scores."""
     try:
-        loaded: LoadedRecord = parse_record(_read_record_text(file))
+        loaded: LoadedRecord = parse_record(read_record_text(file))
     except InvalidRecordError as exc:
         typer.echo(f"minodice replay: invalid record: {exc}", err=True)
         if as_json:

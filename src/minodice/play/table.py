@@ -446,7 +446,7 @@ class Table:
         table.started = True
         decisions = info.get("decisions", 0)
         table._decisions = decisions if isinstance(decisions, int) else 0
-        for name in set(b for b in bots if b is not None):
+        for name in {b for b in bots if b is not None}:
             try:
                 make_bot(name)
             except BotError as exc:

@@ -1,0 +1,158 @@
+"""``minodice serve``, ``join`` and ``verify``: tables on a server, and checking their dice."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from minodice.bots.protocol import BotError, make_bot
+from minodice.cli.common import app
+from minodice.cli.records import read_record_text
+from minodice.core.errors import InvalidRecordError
+from minodice.core.fair import FairnessError, verify_record
+from minodice.core.record import load_record
+from minodice.text.safe import printable
+
+
+def default_db() -> Path:
+    """The embedded store: ``$MINODICE_DB``, else a SQLite file in the user's data folder."""
+    explicit = os.environ.get("MINODICE_DB")
+    if explicit:
+        return Path(explicit)
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "minodice" / "server.sqlite3"
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    db: Annotated[
+        Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--db", help="SQLite file for tables (default: $MINODICE_DB or "
+                     "~/.local/share/minodice/server.sqlite3)."),
+    ] = None,
+    bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before it acts, so "
+                                             "that people can follow.")] = 0.8,
+    grace: Annotated[float, typer.Option(help="Seconds a person may be away before a bot "
+                                         "plays for them.")] = 60.0,
+    bot_workers: Annotated[int, typer.Option(help="Worker processes for bot decisions.")] = 2,
+    allow_origin: Annotated[
+        Optional[list[str]],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--allow-origin", help="Another site whose pages may open WebSockets "
+                     "here (e.g. https://example.org); repeatable."),
+    ] = None,
+    http_rate: Annotated[float, typer.Option(help="Requests a second per client address "
+                                             "(POST); more are refused.")] = 20.0,
+    durable: Annotated[bool, typer.Option(help="Survive power cuts too (SQLite "
+                                          "synchronous=FULL; slower).")] = False,
+) -> None:
+    """Serve Mino Dice tables: people and bots play over HTTP and WebSockets."""
+    import uvicorn
+
+    from minodice.server.app import create_app
+    from minodice.server.botpool import BotPool
+    from minodice.server.room import Settings
+    from minodice.server.store import Store
+
+    if not 0 < port < 65536:
+        raise typer.BadParameter(f"{port} is not a port", param_hint="--port")
+    for name, value in (("--bot-delay", bot_delay), ("--grace", grace)):
+        if value < 0:
+            raise typer.BadParameter("must be 0 or more", param_hint=name)
+    if bot_workers < 1:
+        raise typer.BadParameter("at least 1", param_hint="--bot-workers")
+    path = db or default_db()
+    try:
+        store = Store.sqlite(path, durable)
+    except Exception as exc:  # a folder we may not write, a file that is no database
+        typer.echo(f"minodice serve: cannot open the database {path}: "
+                   f"{type(exc).__name__}", err=True)
+        raise typer.Exit(1) from None
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    application = create_app(store, Settings(bot_delay=bot_delay, grace=grace),
+                             BotPool(bot_workers), tuple(allow_origin or ()), http_rate,
+                             max(60.0, http_rate * 3))
+    typer.echo(f"minodice: serving tables on http://{host}:{port}/ (API: "
+               f"http://{host}:{port}/docs; database {path})", err=True)
+    # No access log: WebSocket URLs carry seat tokens, and tokens belong in no log.
+    uvicorn.run(application, host=host, port=port, access_log=False, log_level="warning",
+                ws_max_size=65536, ws_ping_interval=20, ws_ping_timeout=20)
+
+
+@app.command()
+def join(
+    url: Annotated[str, typer.Argument(help="The table's link, http://HOST:PORT/t/TABLE.")],
+    bot: Annotated[str, typer.Option("--bot", help="Who plays the seat: random, easy, "
+                                     "medium, hard, file.py:Class or module:Class.")] = "hard",
+    name: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--name", help="The seat's name (default: the bot's)."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result.")] = False,
+) -> None:
+    """Take a seat at a table on a server and let a local bot play it."""
+    from minodice.client import ClientError, bot_decider
+    from minodice.client import join as take_seat
+    from minodice.client import play as play_seat
+
+    try:
+        engine_bot = make_bot(bot)
+    except BotError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--bot") from None
+
+    def show(message: dict[str, Any]) -> None:
+        if quiet:
+            return
+        if message.get("type") == "chat":
+            typer.echo(f"[chat] {printable(str(message.get('name')))}: "
+                       f"{printable(str(message.get('text')))}")
+        elif message.get("type") == "error":
+            typer.echo(f"[server] {printable(str(message.get('message')))}", err=True)
+
+    async def run() -> dict[str, Any]:
+        ticket = await take_seat(url, name or f"{bot.split(':')[-1]} bot")
+        if not quiet:
+            typer.echo(f"seated as {printable(ticket.name)} (seat {ticket.seat + 1}) at "
+                       f"{ticket.table}; playing with {bot}")
+        return await play_seat(ticket, bot_decider(engine_bot), show)
+
+    try:
+        final = asyncio.run(run())
+    except ClientError as exc:
+        typer.echo(f"minodice join: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    names = [printable(str(p["name"])) for p in final["players"]]
+    totals = final["totals"]
+    typer.echo("final: " + ", ".join(f"{n} {t}" for n, t in zip(names, totals, strict=True)))
+
+
+@app.command()
+def verify(
+    record_file: Annotated[str, typer.Argument(metavar="RECORD", help="A finished server "
+                                               "game's record (or - for standard input).")],
+) -> None:
+    """Check that every deal and roll of a server game follows from its revealed seeds."""
+    try:
+        text = read_record_text(record_file)
+        data = json.loads(text)
+        load_record(data)
+    except (ValueError, InvalidRecordError) as exc:
+        typer.echo(f"minodice verify: invalid record: {printable(str(exc))[:300]}", err=True)
+        raise typer.Exit(1) from None
+    try:
+        rolls = verify_record(data)
+    except FairnessError as exc:
+        typer.echo(f"minodice verify: NOT FAIR: {printable(str(exc))[:300]}", err=True)
+        raise typer.Exit(1) from None
+    rounds = len(data["rounds"])
+    typer.echo(f"fair: {rounds} deals and {rolls} rolls follow from the revealed seeds "
+               f"(commit {data['fairness']['commit'][:16]}…)")

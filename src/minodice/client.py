@@ -1,0 +1,159 @@
+"""A small client for the table protocol: take a seat on any server and play it.
+
+This is how outside bots enter online play (``minodice join URL --bot hard``), and the
+client the tests drive. It speaks only PROTOCOL.md: HTTP for the table and the seat, then
+one WebSocket on which it answers every view that asks it for a decision.
+
+    import asyncio, random
+    from minodice.client import join, play
+
+    async def main() -> None:
+        seat = await join("http://127.0.0.1:8000/t/abcdefgh23", "Ana")
+        final = await play(seat, lambda view: random.choice(view["legal"]))
+        print(final["totals"])
+
+    asyncio.run(main())
+
+A decision function gets the protocol's view (a dict) and returns one of ``view["legal"]``.
+:func:`bot_decider` turns any engine bot (``act(view, legal, rng)``) into one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import websockets
+
+from minodice.bots.protocol import Bot
+from minodice.server.protocol import seat_view_from_message
+
+Decide = Callable[[dict[str, Any]], "str | Awaitable[str]"]
+
+
+class ClientError(Exception):
+    """The server refused something, or answered what this client does not understand."""
+
+
+@dataclass(frozen=True)
+class SeatTicket:
+    """A taken seat: where the server is, which table, which seat, and its secret token."""
+
+    base: str
+    table: str
+    seat: int
+    token: str
+    name: str
+
+    @property
+    def ws_url(self) -> str:
+        scheme = "wss" if self.base.startswith("https") else "ws"
+        return f"{scheme}://{urlsplit(self.base).netloc}/ws/{self.table}?token={self.token}"
+
+
+def split_table_url(url: str) -> tuple[str, str]:
+    """``http://host:port/t/ID`` → (``http://host:port``, ``ID``)."""
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s]
+    if parts.scheme not in ("http", "https") or not parts.netloc or len(segments) != 2 \
+            or segments[0] != "t":
+        raise ClientError(f"{url!r} is not a table link (http://HOST:PORT/t/TABLE)")
+    return f"{parts.scheme}://{parts.netloc}", segments[1]
+
+
+def _refusal(response: httpx.Response) -> ClientError:
+    try:
+        error = response.json()["error"]
+        return ClientError(f"{error['message']} ({error['code']})")
+    except (ValueError, KeyError, TypeError):
+        return ClientError(f"the server answered {response.status_code}")
+
+
+async def create_table(base: str, **settings: Any) -> dict[str, Any]:
+    """``POST /api/tables``: ``players``, ``edition``, ``variant``, ``bots``, ..."""
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        response = await http.post("/api/tables", json=settings)
+    if response.status_code != 201:
+        raise _refusal(response)
+    result: dict[str, Any] = response.json()
+    return result
+
+
+async def join(url: str, name: str, client_seed: str | None = None) -> SeatTicket:
+    """Take a free seat at the table ``url`` links to (with a fresh random client seed)."""
+    base, table = split_table_url(url)
+    seed = client_seed if client_seed is not None else secrets.token_hex(16)
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        try:
+            response = await http.post(f"/api/tables/{table}/seats",
+                                       json={"name": name, "client_seed": seed})
+        except httpx.HTTPError as exc:
+            raise ClientError(f"cannot reach {base}: {exc}") from None
+    if response.status_code != 201:
+        raise _refusal(response)
+    data = response.json()
+    return SeatTicket(base, table, int(data["seat"]), str(data["token"]),
+                      str(data.get("name", name)))
+
+
+def bot_decider(bot: Bot, rng: random.Random | None = None) -> Callable[[dict[str, Any]], str]:
+    """A decision function that asks an engine bot, through the view it describes."""
+    generator = rng or random.Random(secrets.randbits(64))
+
+    def decide(view: dict[str, Any]) -> str:
+        seat_view = seat_view_from_message(view)
+        return str(bot.act(seat_view, seat_view.legal_actions, generator))
+
+    return decide
+
+
+async def play(
+    ticket: SeatTicket,
+    decide: Decide,
+    on_message: Callable[[dict[str, Any]], None] | None = None,
+    reconnect: bool = True,
+) -> dict[str, Any]:
+    """Play the seat until the game is over; returns the last view.
+
+    Answers each view that names a ``turn`` for this seat once; reconnects after a dropped
+    connection (a reconnecting client gets the whole view again) unless told not to.
+    """
+    answered: str | None = None
+    best: dict[str, Any] = {}
+    best_seq = -1
+    delay = 0.2
+    while True:
+        try:
+            async with websockets.connect(ticket.ws_url, max_size=2**22) as ws:
+                delay = 0.2
+                async for raw in ws:
+                    message = json.loads(raw)
+                    if on_message is not None:
+                        on_message(message)
+                    if message.get("type") == "error" and message.get("code") == "forbidden":
+                        raise ClientError(str(message.get("message")))
+                    if message.get("type") != "view" or message["seq"] <= best_seq:
+                        continue
+                    best_seq, best = message["seq"], message["view"]
+                    if best["status"] == "finished":
+                        return best
+                    turn = best.get("turn")
+                    if turn is None or turn == answered or not best.get("legal"):
+                        continue
+                    choice = decide(best)
+                    action = await choice if not isinstance(choice, str) else choice
+                    answered = turn
+                    await ws.send(json.dumps({"type": "act", "turn": turn, "action": action}))
+        except (OSError, websockets.ConnectionClosed, websockets.InvalidHandshake):
+            if not reconnect:
+                raise ClientError("the connection closed before the game ended") from None
+            answered = None  # the answer may not have arrived: answer the view again
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)

@@ -1,0 +1,243 @@
+"""The tables of one server: creating them, taking seats, starting, rematches, restarts.
+
+The HTTP routes (:mod:`minodice.server.app`) are thin: they read a request, call one method
+here, and write its answer. Errors are :class:`ApiError` with a protocol code
+(``bad_request``, ``not_found``, ``forbidden``, ``conflict``) and a sentence.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import unicodedata
+from typing import Any
+
+from minodice.bots.protocol import BUILTIN_BOTS
+from minodice.core.fair import commitment
+from minodice.server.botpool import BotPool
+from minodice.server.room import Room, Settings, bot_seat_names, token_hash
+from minodice.server.store import Store, TableRow, now_ms
+
+log = logging.getLogger("minodice.server")
+
+NAME_MAX = 24
+ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: readable in a link
+
+
+class ApiError(Exception):
+    """A refused request: ``status`` (4xx), protocol ``code`` and a sentence."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def clean_name(name: str) -> str:
+    """A person's name as typed, trimmed; refused if empty, too long or with control
+    characters (it is shown literally everywhere, so nothing else is taken out)."""
+    name = name.strip()
+    if not name or len(name) > NAME_MAX:
+        raise ApiError(400, "bad_request", f"a name is 1 to {NAME_MAX} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
+        raise ApiError(400, "bad_request", "a name may not hold control characters")
+    return name
+
+
+def new_id() -> str:
+    return "".join(secrets.choice(ID_ALPHABET) for _ in range(10))
+
+
+class Lobby:
+    """Every table of this server, in memory and in the store."""
+
+    def __init__(self, store: Store, pool: BotPool, settings: Settings) -> None:
+        self.store = store
+        self.pool = pool
+        self.settings = settings
+        self.rooms: dict[str, Room] = {}
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def resume_all(self) -> int:
+        """Load every unfinished table (after a start or a crash); returns how many."""
+        count = 0
+        for table_id in self.store.ids(["waiting", "playing"]):
+            room = self.room(table_id)
+            room.watch_all_absent()
+            room._arm_clock()
+            room.kick()
+            count += 1
+        return count
+
+    def room(self, table_id: str) -> Room:
+        room = self.rooms.get(table_id)
+        if room is not None:
+            return room
+        row = self.store.load(table_id) if _plausible_id(table_id) else None
+        if row is None:
+            raise ApiError(404, "not_found", "no such table")
+        room = self.rooms[table_id] = Room(row, self.store, self.pool, self.settings)
+        return room
+
+    # -- tables and seats --------------------------------------------------------------------
+
+    def create(self, players: int, edition: str, variant: str, bots: list[str | None] | None,
+               turn_seconds: int | None, public: bool, advisor: bool = True,
+               held: list[str | None] | None = None) -> tuple[Room, str]:
+        """A new table; returns it and the host token."""
+        if bots is not None and len(bots) != players:
+            raise ApiError(400, "bad_request", f"\"bots\" needs one entry per seat ({players})")
+        levels = bots or [None] * players
+        for level in levels:
+            if level is not None and level not in BUILTIN_BOTS:
+                raise ApiError(400, "bad_request",
+                               f"unknown bot; this server offers {', '.join(BUILTIN_BOTS)}")
+        names = iter(bot_seat_names([]))
+        seats: list[dict[str, Any]] = []
+        for i, level in enumerate(levels):
+            seat: dict[str, Any] = {"name": None, "bot": level, "client_seed": ""}
+            if level is not None:
+                seat["name"] = next(names)
+            if held is not None and held[i] is not None:
+                seat["held_for"] = held[i]
+            seats.append(seat)
+        server_seed = secrets.token_bytes(32)  # the OS's secure generator (PROTOCOL.md 1)
+        host_token = secrets.token_urlsafe(24)
+        row = TableRow(
+            id=new_id(), created_at=now_ms(), status="waiting", public=public,
+            settings={"players": players, "edition": edition, "variant": variant,
+                      "turn_seconds": turn_seconds, "advisor": advisor,
+                      "first_starter": secrets.randbelow(players)},
+            seats=seats, host_token_hash=token_hash(host_token),
+            server_seed=server_seed.hex(), commit=commitment(server_seed), seq=1)
+        self.store.create(row)
+        room = self.rooms[row.id] = Room(row, self.store, self.pool, self.settings)
+        return room, host_token
+
+    async def maybe_start_new(self, room: Room) -> None:
+        """A table whose seats are all taken at creation (bots only) starts at once."""
+        async with room.lock:
+            if room.row.status == "waiting" and room.seats_free() == 0:
+                room.start()
+
+    async def join(self, table_id: str, name: str, client_seed: str | None,
+                   rematch_token: str | None = None) -> tuple[int, str, str]:
+        """Take a free seat; returns (seat, token, the name as seated)."""
+        room = self.room(table_id)
+        name = clean_name(name)
+        if client_seed is not None and len(client_seed) > 64:
+            raise ApiError(400, "bad_request", "a client_seed is at most 64 characters")
+        async with room.lock:
+            if room.row.status != "waiting":
+                raise ApiError(409, "conflict", "the game has started; watch it instead")
+            seats = [dict(s) for s in room.row.seats]
+            held = token_hash(rematch_token) if rematch_token else None
+            free = [i for i, s in enumerate(seats) if s.get("name") is None
+                    and (s.get("held_for") is None or s.get("held_for") == held)]
+            mine = [i for i in free if held is not None and seats[i].get("held_for") == held]
+            if not free:
+                raise ApiError(409, "conflict", "no seat is free at this table")
+            index = (mine or free)[0]
+            taken = {s.get("name") for s in seats if s.get("name")}
+            seated = name
+            suffix = 2
+            while seated in taken:
+                seated = f"{name} {suffix}"
+                suffix += 1
+            token = secrets.token_urlsafe(24)
+            seats[index].update(name=seated, token_hash=token_hash(token),
+                                client_seed=client_seed or "")
+            seats[index].pop("held_for", None)
+            room.row.seats = seats
+            room.away_since[index] = self.settings.clock()
+            room._commit(seats=seats)
+            room._watch_absence(index)
+            if room.seats_free() == 0:
+                room.start()
+        return index, token, seated
+
+    async def start(self, table_id: str, host_token: str, fill: str | None) -> Room:
+        room = self.room(table_id)
+        if not secrets.compare_digest(token_hash(host_token), room.row.host_token_hash):
+            raise ApiError(403, "forbidden", "only the table's host can start it")
+        if fill is not None and fill not in BUILTIN_BOTS:
+            raise ApiError(400, "bad_request",
+                           f"unknown bot; this server offers {', '.join(BUILTIN_BOTS)}")
+        async with room.lock:
+            if room.row.status != "waiting":
+                raise ApiError(409, "conflict", f"the game is already {room.row.status}")
+            empty = [i for i, s in enumerate(room.row.seats) if s.get("name") is None]
+            if empty and fill is None:
+                raise ApiError(409, "conflict", f"{len(empty)} seats are empty: give \"fill\"")
+            seats = [dict(s) for s in room.row.seats]
+            names = iter(bot_seat_names([s.get("name") for s in seats]))
+            for i in empty:
+                seats[i].update(name=next(names), bot=fill, client_seed="")
+                seats[i].pop("held_for", None)
+            room.row.seats = seats
+            room.store.save(room.id, seats=seats)
+            room.start()
+        return room
+
+    def seat_of(self, room: Room, token: str) -> int | None:
+        """The seat a token opens, or None."""
+        digest = token_hash(token)
+        for i, seat in enumerate(room.row.seats):
+            stored = seat.get("token_hash")
+            if stored and secrets.compare_digest(stored, digest):
+                return i
+        return None
+
+    def public_tables(self) -> list[dict[str, Any]]:
+        out = []
+        for room in list(self.rooms.values()):
+            if room.row.public and room.row.status == "waiting" and room.seats_free():
+                s = room.row.settings
+                out.append({"table": room.id, "players": s["players"], "edition": s["edition"],
+                            "variant": s["variant"], "seats_free": room.seats_free(),
+                            "url": f"/t/{room.id}", "names": [
+                                p["name"] for p in room.players() if p["name"]]})
+        return out
+
+    async def rematch(self, table_id: str, token: str) -> tuple[Room, int | None, str]:
+        """The same people and bots, a new game and a new commitment.
+
+        Returns the new table, the caller's seat there and the caller's new token (or the
+        new host token when the caller was the host without a seat).
+        """
+        room = self.room(table_id)
+        seat = self.seat_of(room, token)
+        is_host = secrets.compare_digest(token_hash(token), room.row.host_token_hash)
+        if seat is None and not is_host:
+            raise ApiError(403, "forbidden", "only a player of this table can ask for a rematch")
+        if room.row.status != "finished":
+            raise ApiError(409, "conflict", "a rematch follows a finished game")
+        async with room.lock:
+            if room.row.rematch is None:
+                s = room.row.settings
+                held = [seat_row.get("token_hash") if seat_row.get("bot") is None else None
+                        for seat_row in room.row.seats]
+                new, _host = self.create(s["players"], s["edition"], s["variant"],
+                                         [seat_row.get("bot") for seat_row in room.row.seats],
+                                         s.get("turn_seconds"), False, s.get("advisor", True),
+                                         held)
+                room._commit(rematch=new.id)
+            new = self.room(str(room.row.rematch))
+        if seat is None:
+            return new, None, ""
+        name = str(room.row.seats[seat]["name"])
+        try:
+            new_seat, new_token, _ = await self.join(new.id, name, None, token)
+        except ApiError:
+            raise ApiError(409, "conflict", "your seat at the rematch is taken already") from None
+        return new, new_seat, new_token
+
+    async def close(self) -> None:
+        for room in list(self.rooms.values()):
+            await room.close()
+
+
+def _plausible_id(table_id: str) -> bool:
+    return 1 <= len(table_id) <= 32 and all(c in ID_ALPHABET for c in table_id)

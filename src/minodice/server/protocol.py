@@ -1,0 +1,240 @@
+"""The table protocol's messages (PROTOCOL.md, ``minodice-table`` version 1), built and read.
+
+Every view sent is built here from one :class:`~minodice.core.view.SeatView` — the view of
+the connection that receives it — and the table's public facts, never from the game state
+(STYLE 15). What a seat may not know is not in its ``SeatView`` to begin with.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from minodice.core.dice import SYMBOL_BASE, DiceSet
+from minodice.core.rules import resolve_trick
+from minodice.core.state import Phase
+from minodice.core.view import PublicRoll, SeatView
+
+MAX_MESSAGE = 4096          # bytes of one client message
+MAX_CHAT = 200              # characters of one chat line
+ERROR_CODES = ("bad_request", "not_found", "forbidden", "conflict", "too_large",
+               "rate_limited", "illegal", "not_your_turn", "stale", "bad_message")
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """What everyone may know about a table, whatever their seat."""
+
+    table: str
+    status: str                      # waiting, playing, finished
+    edition: str
+    variant: str
+    players: list[dict[str, Any]]    # PLAYER objects in seat order
+    turn_seconds: int | None
+    commit: str
+    to_act: list[int]
+    deadline: int | None
+    extra: dict[str, Any]            # rematch, fairness once revealed, ...
+
+
+def _roll(roll: PublicRoll) -> dict[str, Any]:
+    return {"seat": roll.seat, "die": roll.kind, "face": roll.face.record_value}
+
+
+def _why(dice_set: DiceSet, rolls: Sequence[PublicRoll]) -> dict[str, Any]:
+    """Why a finished trick was won, in words a page can translate (``reason`` is one of
+    the names of :class:`~minodice.core.rules.Reason`)."""
+    result = resolve_trick([(r.seat, r.face.code) for r in rolls])
+    win = rolls[result.winning_roll].face
+    why: dict[str, Any] = {"reason": result.reason.value, "face": win.record_value}
+    if result.beaten_role >= 0:
+        why["beaten"] = dice_set.symbols[result.beaten_role]
+    if result.bonus and win.code >= SYMBOL_BASE:
+        why["bonus"] = result.bonus
+    return why
+
+
+def _tricks(dice_set: DiceSet, tricks: Sequence[Sequence[PublicRoll]],
+            winners: Sequence[int]) -> list[dict[str, Any]]:
+    return [{"rolls": [_roll(r) for r in t], "winner": w, "why": _why(dice_set, t)}
+            for t, w in zip(tricks, winners, strict=False)]
+
+
+def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
+                 turn: str | None, seq: int) -> dict[str, Any]:
+    """The ``view`` message for one connection (``seat_view`` None: before the game)."""
+    n = len(facts.players)
+    if seat_view is None or facts.status == "waiting":
+        body: dict[str, Any] = {
+            "round": 0, "rounds": {3: 8, 4: 8, 5: 7, 6: 6}.get(n, 0), "starter": None,
+            "phase": "waiting", "hand": [], "hand_sizes": [0] * n, "has_bid": [False] * n,
+            "bids": [None] * n, "tricks_won": [0] * n, "trick": [], "follow": None,
+            "tricks": [], "legal": [], "totals": [0] * n, "history": []}
+    else:
+        v = seat_view
+        finished = v.phase is Phase.OVER
+        ds = v.dice_set
+        phase = "finished" if finished else ("bid" if v.phase in (Phase.DRAW, Phase.BID)
+                                             else "play")
+        done = len(v.round_trick_winners)
+        body = {
+            "round": v.round_no,
+            "rounds": v.rounds,
+            "starter": v.starter,
+            "phase": phase,
+            "hand": [] if you is None or finished else v.hand.names(),
+            "hand_sizes": list(v.hand_sizes) if not finished else [0] * n,
+            "has_bid": list(v.has_bid),
+            "bids": list(v.bids),
+            "tricks_won": list(v.tricks_won),
+            "trick": [_roll(r) for r in v.trick],
+            "follow": v.follow if v.trick else None,
+            "tricks": _tricks(ds, v.round_tricks[:done], v.round_trick_winners),
+            "legal": [str(a) for a in v.legal_actions] if you is not None else [],
+            "totals": list(v.totals),
+            "history": [{
+                "round": past.round_no,
+                "starter": (v.starter - (v.round_no - past.round_no)) % n,
+                "hands": [h.names() for h in past.hands],
+                "bids": list(past.bids),
+                "tricks_won": [past.trick_winners.count(s) for s in range(n)],
+                "points": list(past.points),
+                "bonus": list(past.bonus),
+                "totals": list(past.totals),
+                "tricks": _tricks(ds, past.tricks, past.trick_winners),
+            } for past in v.history],
+        }
+        if finished:
+            body["winners"] = [s for s in range(n) if v.totals[s] == max(v.totals)]
+    view = {
+        "table": facts.table,
+        "status": facts.status,
+        "edition": facts.edition,
+        "variant": facts.variant,
+        "players": facts.players,
+        "you": you,
+        **body,
+        "to_act": facts.to_act,
+        "turn": turn,
+        "deadline": facts.deadline,
+        "commit": facts.commit,
+        "turn_seconds": facts.turn_seconds,
+        **facts.extra,
+    }
+    if facts.status != "playing":
+        view["legal"] = []
+        view["turn"] = None
+    return {"type": "view", "seq": seq, "view": view}
+
+
+def error_message(code: str, message: str, rule: str | None = None) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "rule": rule}
+
+
+def dumps(message: dict[str, Any]) -> str:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+class BadMessageError(ValueError):
+    """A client message the protocol does not allow; ``code`` is the error code to send."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Act:
+    turn: str
+    action: str
+
+
+@dataclass(frozen=True)
+class Chat:
+    text: str
+
+
+def parse_client_message(text: str) -> Act | Chat:
+    """Read one client message; :class:`BadMessageError` says what is wrong with it."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE:
+        raise BadMessageError("too_large", f"a message is at most {MAX_MESSAGE} bytes")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise BadMessageError("bad_message", "not JSON") from None
+    if not isinstance(data, dict):
+        raise BadMessageError("bad_message", "a message is a JSON object with a \"type\"")
+    kind = data.get("type")
+    if kind == "act":
+        turn, action = data.get("turn"), data.get("action")
+        if not isinstance(turn, str) or not isinstance(action, str):
+            raise BadMessageError("bad_message",
+                             'an "act" message needs "turn" and "action", both strings')
+        return Act(turn, action)
+    if kind == "chat":
+        chat = data.get("text")
+        if not isinstance(chat, str) or not chat.strip():
+            raise BadMessageError("bad_message",
+                                  'a "chat" message needs "text", 1 to 200 characters')
+        if len(chat) > MAX_CHAT:
+            raise BadMessageError("too_large", f"a chat line is at most {MAX_CHAT} characters")
+        return Chat(chat)
+    shown = kind if isinstance(kind, str) and len(kind) <= 20 else "?"
+    raise BadMessageError("bad_message", f'unknown message type {shown!r}: use "act" or "chat"')
+
+
+# -- reading a view back (clients, bots over the network) ------------------------------------
+
+
+def seat_view_from_message(view: dict[str, Any]) -> SeatView:
+    """The :class:`SeatView` a ``view`` message describes, so that any bot written for
+    the engine plays over the network unchanged. ``ValueError`` if it is not a game view."""
+    from minodice.core.actions import parse_action
+    from minodice.core.dice import Hand, load_dice_set
+    from minodice.core.rules import Variant
+    from minodice.core.view import PastRound
+
+    try:
+        ds = load_dice_set(str(view["edition"]))
+        n = len(view["players"])
+        phase_name = view["phase"]
+        phase = {"bid": Phase.BID, "play": Phase.PLAY, "finished": Phase.OVER}[phase_name]
+
+        def rolls(items: list[dict[str, Any]]) -> tuple[PublicRoll, ...]:
+            return tuple(PublicRoll(int(r["seat"]), str(r["die"]), ds.face(r["face"]))
+                         for r in items)
+
+        finished = [rolls(t["rolls"]) for t in view["tricks"]]
+        winners = tuple(int(t["winner"]) for t in view["tricks"])
+        trick = rolls(view["trick"])
+        round_tricks = tuple(finished) + ((trick,) if phase is Phase.PLAY else ())
+        starter = int(view["starter"])
+        leader = trick[0].seat if trick else winners[-1] if winners else starter
+        to_act = [int(s) for s in view["to_act"]]
+        history = tuple(PastRound(
+            int(p["round"]), tuple(Hand.from_kinds(ds, h) for h in p["hands"]),
+            tuple(int(b) for b in p["bids"]),
+            tuple(rolls(t["rolls"]) for t in p.get("tricks", [])),
+            tuple(int(t["winner"]) for t in p.get("tricks", [])),
+            tuple(int(x) for x in p["points"]), tuple(int(x) for x in p["bonus"]),
+            tuple(int(x) for x in p["totals"])) for p in view["history"])
+        follow = view["follow"]
+        you = view["you"]
+        return SeatView(
+            seat=None if you is None else int(you), players=n, dice_set=ds,
+            variant=Variant(view["variant"]), round_no=int(view["round"]),
+            rounds=int(view["rounds"]), phase=phase, starter=starter,
+            current_player=to_act[0] if to_act else -4, hand=Hand.from_kinds(ds, view["hand"]),
+            hand_sizes=tuple(int(x) for x in view["hand_sizes"]),
+            has_bid=tuple(bool(x) for x in view["has_bid"]),
+            bids=tuple(None if b is None else int(b) for b in view["bids"]),
+            tricks_won=tuple(int(x) for x in view["tricks_won"]), leader=leader,
+            follow=None if follow is None else str(follow), trick=trick, pending_roll=None,
+            round_tricks=round_tricks, round_trick_winners=winners, history=history,
+            totals=tuple(int(x) for x in view["totals"]),
+            legal_actions=tuple(parse_action(ds, a) for a in view["legal"]))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ValueError(f"not a game view: {exc}") from None

@@ -1,0 +1,428 @@
+"""One table on the server: its seats, its connections, its clock and its bots.
+
+A :class:`Room` wraps a :class:`~minodice.play.table.Table` and is the only writer of its
+game (after boardgame.io's master): every incoming action goes through one pipeline under
+the room's lock — check the seat and the turn, apply through the table (which checks the
+rules), **write the new events to the store**, and only then send each connection a view
+built from its own seat's :class:`~minodice.core.view.SeatView` (STYLE 14, 15).
+
+Bots (a bot seat, a person away longer than the grace period, a decision whose clock ran
+out) are asked through the :class:`~minodice.server.botpool.BotPool`, outside the lock, after
+a short pause so that people can follow; their answers take the same pipeline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from minodice.core.actions import Action, parse_action
+from minodice.core.dice import load_dice_set
+from minodice.core.errors import IllegalActionError
+from minodice.core.fair import Fairness, game_key
+from minodice.core.rules import Variant
+from minodice.core.state import GameConfig
+from minodice.play.table import (
+    BOT_NAMES,
+    PRIMARY,
+    Event,
+    FairChance,
+    SeatSpec,
+    Table,
+    event_from_json,
+    event_to_json,
+)
+from minodice.server.botpool import BotPool
+from minodice.server.protocol import Act, Chat, TableFacts, dumps, error_message, view_message
+from minodice.server.store import Store, TableRow
+
+log = logging.getLogger("minodice.server")
+
+CHAT_KEPT = 50
+
+
+def token_hash(token: str) -> str:
+    """Tokens are stored only as hashes; they are long random secrets, so sha256 suffices."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Sender(Protocol):
+    """A connection as the room sees it: somewhere to put outgoing text."""
+
+    seat: int | None
+
+    def send(self, text: str) -> None: ...
+
+
+@dataclass
+class Settings:
+    """How the server runs its tables (``minodice serve`` options)."""
+
+    bot_delay: float = 0.8          # seconds before a bot acts, so people can follow
+    grace: float = 60.0             # seconds away before a bot plays for a person
+    stand_in: str = "easy"          # the bot that plays for an absent or timed-out person
+    clock: Callable[[], float] = field(default=time.time)
+
+
+class Room:
+    """One table's live state on the server (see the module docstring)."""
+
+    def __init__(self, row: TableRow, store: Store, pool: BotPool, settings: Settings) -> None:
+        self.row = row
+        self.id = row.id
+        self.store = store
+        self.pool = pool
+        self.settings = settings
+        self.table: Table | None = None
+        self.lock = asyncio.Lock()
+        self.conns: list[Sender] = []
+        n = row.settings["players"]
+        self.online = [0] * n
+        now = settings.clock()
+        self.away_since: list[float | None] = [now] * n
+        self.autoplay = [False] * n
+        self.deadline: float | None = None
+        self._deadline_turn: str | None = None
+        self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_KEPT)
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._pumping = False
+        self._timer: asyncio.TimerHandle | None = None
+        self._grace: dict[int, asyncio.TimerHandle] = {}
+        self.closed = False
+        if row.status != "waiting":
+            self._rebuild()
+
+    # -- set-up and restore ----------------------------------------------------------------
+
+    @property
+    def n(self) -> int:
+        return int(self.row.settings["players"])
+
+    def config(self) -> GameConfig:
+        s = self.row.settings
+        return GameConfig(s["players"], load_dice_set(s["edition"]), Variant(s["variant"]),
+                          s["first_starter"])
+
+    def _new_table(self) -> Table:
+        seeds = [seat.get("client_seed", "") for seat in self.row.seats]
+        key = game_key(bytes.fromhex(self.row.server_seed), seeds)
+        specs = [SeatSpec(seat["name"], seat.get("bot")) for seat in self.row.seats]
+        return Table(self.config(), specs, FairChance(key), bot_seed=secrets.token_hex(8))
+
+    def _rebuild(self) -> None:
+        """The table again from its logged events (after a restart, or for a record)."""
+        table = self._new_table()
+        table.replay([event_from_json(e) for e in self.row.log])
+        self.table = table
+
+    # -- public facts and views ------------------------------------------------------------
+
+    def players(self) -> list[dict[str, Any]]:
+        out = []
+        for i, seat in enumerate(self.row.seats):
+            bot = seat.get("bot")
+            out.append({
+                "name": seat.get("name"),
+                "bot": bot,
+                "connected": bot is not None or self.online[i] > 0,
+                "autoplay": self.settings.stand_in if self.autoplay[i] and bot is None else None,
+            })
+        return out
+
+    def seats_free(self) -> int:
+        return sum(1 for seat in self.row.seats if seat.get("name") is None)
+
+    def info(self) -> dict[str, Any]:
+        s = self.row.settings
+        return {"table": self.id, "status": self.row.status, "players": self.players(),
+                "edition": s["edition"], "variant": s["variant"],
+                "turn_seconds": s.get("turn_seconds"), "commit": self.row.commit,
+                "public": self.row.public, "seats_free": self.seats_free(),
+                "url": f"/t/{self.id}", "advisor": s.get("advisor", True),
+                "rematch": self.row.rematch}
+
+    def fairness(self) -> Fairness:
+        return Fairness(self.row.commit, bytes.fromhex(self.row.server_seed),
+                        tuple(seat.get("client_seed", "") for seat in self.row.seats))
+
+    def facts(self) -> TableFacts:
+        s = self.row.settings
+        extra: dict[str, Any] = {"advisor": s.get("advisor", True), "rematch": self.row.rematch,
+                                 "public": self.row.public}
+        if self.row.status == "finished":
+            extra["fairness"] = self.fairness().to_json()  # revealed once the game is over
+        to_act = self.table.to_act() if self.table is not None else []
+        deadline = int(self.deadline * 1000) if self.deadline is not None else None
+        return TableFacts(self.id, self.row.status, s["edition"], s["variant"], self.players(),
+                          s.get("turn_seconds"), self.row.commit, to_act, deadline, extra)
+
+    def view_text(self, seat: int | None, facts: TableFacts | None = None) -> str:
+        facts = facts or self.facts()
+        table = self.table
+        seat_view = table.view(seat) if table is not None else None
+        turn = table.turn(seat) if table is not None and seat is not None else None
+        return dumps(view_message(facts, seat_view, seat, turn, self.row.seq))
+
+    def record(self) -> dict[str, Any]:
+        assert self.table is not None
+        return self.table.record({"fairness": self.fairness().to_json()})
+
+    def broadcast(self) -> None:
+        """Send every connection its own view (built once per seat)."""
+        facts = self.facts()
+        texts: dict[int | None, str] = {}
+        for conn in list(self.conns):
+            text = texts.get(conn.seat)
+            if text is None:
+                text = texts[conn.seat] = self.view_text(conn.seat, facts)
+            conn.send(text)
+
+    # -- changes ---------------------------------------------------------------------------
+
+    def _commit(self, events: list[Event] | None = None, **fields: Any) -> None:
+        """Persist a change (new events, new fields), then tell everyone. Call under lock."""
+        logged = [event_to_json(e) for e in events or [] if isinstance(e, PRIMARY)]
+        seq = self.row.seq + 1
+        self.store.save(self.id, logged, self.row.events, seq=seq, **fields)
+        self.row.seq = seq
+        self.row.events += len(logged)
+        self.row.log.extend(logged)
+        for key, value in fields.items():
+            setattr(self.row, key, value)
+        self._arm_clock()
+        self.broadcast()
+        self.kick()
+
+    def touch(self) -> None:
+        """A change of who is connected: a new ``seq`` and fresh views."""
+        self._commit()
+
+    def start(self) -> None:
+        """Deal the first round (all seats are taken). Call under lock."""
+        table = self._new_table()
+        events = table.start()
+        self.table = table
+        self._commit(events, status="playing")
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Apply one decision through the table, persist it, tell everyone. Under lock."""
+        assert self.table is not None
+        events = self.table.act(seat, action)
+        fields = {"status": "finished"} if self.table.is_over() else {}
+        self._commit(events, **fields)
+
+    # -- a person's messages ---------------------------------------------------------------
+
+    async def on_act(self, conn: Sender, msg: Act) -> None:
+        async with self.lock:
+            error = self._check_act(conn.seat, msg)
+            if error is not None:
+                conn.send(dumps(error))
+                return
+            assert self.table is not None
+            assert conn.seat is not None
+            try:
+                action = parse_action(self.table.config.dice_set, msg.action)
+                self.apply(conn.seat, action)
+            except IllegalActionError as exc:
+                conn.send(dumps(error_message(
+                    "illegal", exc.describe(self.table.names), exc.rule)))
+            except ValueError as exc:
+                conn.send(dumps(error_message("bad_message", str(exc)[:200])))
+
+    def _check_act(self, seat: int | None, msg: Act) -> dict[str, Any] | None:
+        if seat is None:
+            return error_message("forbidden", "spectators watch; only a seat's token plays")
+        table = self.table
+        if self.row.status != "playing" or table is None:
+            return error_message("not_your_turn", f"the game is {self.row.status}")
+        asked = Table.turn_order(msg.turn)
+        if asked is None:
+            return error_message("bad_message", "\"turn\" is not a turn of this game")
+        current = table.current_turn()
+        now = Table.turn_order(current) if current is not None else (99, 99, 99)
+        assert now is not None
+        if seat in table.to_act():
+            if msg.turn == current:
+                return None
+            if asked < now:
+                return error_message("stale", f"turn {msg.turn} is over; now it is {current}")
+            return error_message("bad_message", f"turn {msg.turn} has not come; now it is "
+                                 f"{current}")
+        if asked < now or (msg.turn == current and current.endswith("-bid")):
+            return error_message("stale", f"turn {msg.turn} is over for you")
+        return error_message("not_your_turn", "the game waits for another player")
+
+    async def on_chat(self, conn: Sender, msg: Chat) -> None:
+        if conn.seat is None:
+            conn.send(dumps(error_message("forbidden", "spectators cannot chat")))
+            return
+        line = {"type": "chat", "seat": conn.seat, "name": self.row.seats[conn.seat]["name"],
+                "text": msg.text, "at": int(self.settings.clock() * 1000)}
+        self.chat.append(line)
+        text = dumps(line)
+        for other in list(self.conns):
+            other.send(text)
+
+    # -- connections -----------------------------------------------------------------------
+
+    async def connect(self, conn: Sender) -> None:
+        async with self.lock:
+            self.conns.append(conn)
+            seat = conn.seat
+            if seat is not None:
+                self.online[seat] += 1
+                self.away_since[seat] = None
+                handle = self._grace.pop(seat, None)
+                if handle is not None:
+                    handle.cancel()
+                if self.online[seat] == 1 or self.autoplay[seat]:
+                    self.autoplay[seat] = False
+                    self.touch()
+                    for line in self.chat:
+                        conn.send(dumps(line))
+                    return
+            conn.send(self.view_text(seat))
+            for line in self.chat:
+                conn.send(dumps(line))
+
+    async def disconnect(self, conn: Sender) -> None:
+        async with self.lock:
+            if conn in self.conns:
+                self.conns.remove(conn)
+            seat = conn.seat
+            if seat is None or self.closed:
+                return
+            self.online[seat] -= 1
+            if self.online[seat] == 0:
+                self.away_since[seat] = self.settings.clock()
+                self._watch_absence(seat)
+                self.touch()
+
+    def _watch_absence(self, seat: int) -> None:
+        """After the grace period, a bot plays for a person still away."""
+        if self.row.seats[seat].get("bot") is not None:
+            return
+        old = self._grace.pop(seat, None)
+        if old is not None:
+            old.cancel()
+        loop = asyncio.get_running_loop()
+        self._grace[seat] = loop.call_later(self.settings.grace,
+                                            lambda: self._spawn(self._absent(seat)))
+
+    async def _absent(self, seat: int) -> None:
+        async with self.lock:
+            self._grace.pop(seat, None)
+            if self.online[seat] == 0 and not self.autoplay[seat] and not self.closed:
+                self.autoplay[seat] = True
+                self.touch()
+
+    def watch_all_absent(self) -> None:
+        """After a restart nobody is connected yet: start every person's grace period."""
+        for seat in range(self.n):
+            if self.row.seats[seat].get("name") is not None and self.online[seat] == 0:
+                self._watch_absence(seat)
+
+    # -- bots and the clock ----------------------------------------------------------------
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _bot_for(self, seat: int) -> str | None:
+        bot = self.row.seats[seat].get("bot")
+        if bot is not None:
+            return str(bot)
+        return self.settings.stand_in if self.autoplay[seat] else None
+
+    def kick(self) -> None:
+        """Let the bots act if the game waits for one (one pump per room at a time)."""
+        if self._pumping or self.closed or self.table is None or self.row.status != "playing":
+            return
+        if any(self._bot_for(s) for s in self.table.to_act()):
+            self._pumping = True
+            self._spawn(self._pump())
+
+    async def _pump(self) -> None:
+        try:
+            while not self.closed and self.table is not None:
+                table = self.table
+                seat = next((s for s in table.to_act() if self._bot_for(s)), None)
+                if seat is None:
+                    return
+                turn = table.current_turn()
+                if self.settings.bot_delay:
+                    await asyncio.sleep(self.settings.bot_delay)
+                await self._bot_move(seat, turn)
+        except Exception:  # never let a bug in one room go unnoticed or stop the server
+            log.exception("table %s: bot pump failed", self.id)
+        finally:
+            self._pumping = False
+
+    async def _bot_move(self, seat: int, turn: str | None, spec: str | None = None) -> None:
+        table = self.table
+        if table is None or seat not in table.to_act() or table.current_turn() != turn:
+            return
+        spec = spec or self._bot_for(seat)
+        if spec is None:
+            return
+        action = await self.pool.decide(spec, table.view(seat))
+        async with self.lock:
+            if (self.closed or seat not in table.to_act() or table.current_turn() != turn):
+                return
+            self.apply(seat, action)
+
+    def _arm_clock(self) -> None:
+        """A new decision gets a new deadline (``turn_seconds``); bidding shares one."""
+        seconds = self.row.settings.get("turn_seconds")
+        table = self.table
+        turn = table.current_turn() if table is not None and self.row.status == "playing" \
+            else None
+        if turn == self._deadline_turn:
+            return
+        self._deadline_turn = turn
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not seconds or turn is None:
+            self.deadline = None
+            return
+        self.deadline = self.settings.clock() + seconds
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(seconds, lambda: self._spawn(self._time_out(turn)))
+
+    async def _time_out(self, turn: str) -> None:
+        """The clock ran out: the stand-in bot decides for every person still to act."""
+        table = self.table
+        if table is None or table.current_turn() != turn:
+            return
+        people = [s for s in table.to_act() if self.row.seats[s].get("bot") is None]
+        for seat in people:
+            await self._bot_move(seat, turn, self.settings.stand_in)
+
+    async def close(self) -> None:
+        self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        for handle in self._grace.values():
+            handle.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+def bot_seat_names(people: list[str | None]) -> list[str]:
+    """Names for bot seats that no person at the table uses."""
+    taken = {p for p in people if p}
+    return [n for n in BOT_NAMES if n not in taken]
