@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play demo test lint typecheck check bench golden i18n clean
+.PHONY: play serve demo test lint typecheck check bench golden i18n clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 
 play: $(STAMP)  ## the main job: a game in the terminal against three bots
 	$(BIN)/minodice play
+
+serve: $(STAMP)  ## the server: tables for browsers, bots and network clients
+	$(BIN)/minodice serve
 
 demo: $(STAMP)  ## a simulated game replayed on screen (no keyboard needed)
 	$(BIN)/minodice demo
