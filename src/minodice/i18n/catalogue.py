@@ -19,7 +19,8 @@ from minodice.i18n import LANGUAGES, catalogue_text
 PACKAGE = Path(__file__).resolve().parent.parent
 LOCALES = Path(__file__).resolve().parent / "locales"
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
-SOURCES = ("tui", "cli", "i18n")  # the parts of the package that put words on screen
+SOURCES = ("tui", "cli", "i18n", "server/static")  # the parts that put words on screen
+METHODS = [("**.py", "python"), ("**.js", "javascript")]
 _PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
 
 
@@ -28,7 +29,7 @@ def extract_catalog() -> Catalog:
     catalog = Catalog(project="minodice", domain="minodice")
     for folder in SOURCES:
         for filename, lineno, message, comments, context in extract_from_dir(
-                PACKAGE / folder, method_map=[("**.py", "python")], keywords=KEYWORDS):
+                PACKAGE / folder, method_map=METHODS, keywords=KEYWORDS):
             catalog.add(message, None, [(f"{folder}/{filename}", lineno)],
                         auto_comments=comments, context=context)
     return catalog

@@ -15,17 +15,23 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from minodice import __version__
+from minodice.bots.advisor import AdviceError
+from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
+from minodice.i18n import LANGUAGES, translator
+from minodice.i18n.words import Words
 from minodice.server.botpool import BotPool
 from minodice.server.lobby import ApiError, Lobby
 from minodice.server.protocol import (
@@ -38,6 +44,8 @@ from minodice.server.protocol import (
 )
 from minodice.server.room import Room, Settings
 from minodice.server.store import Store
+from minodice.server.web import PAGE_HEADERS, STATIC, catalogue_messages, dice_set_json
+from minodice.tui.rules_text import rules_paragraphs
 
 log = logging.getLogger("minodice.server")
 
@@ -79,6 +87,19 @@ class StartTable(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore")
     host_token: str = Field(max_length=100)
     fill: BotName | None = None
+
+
+class AdviseRequest(BaseModel):
+    """``POST /api/advise``: the dice behind your screen and where you sit."""
+
+    model_config = ConfigDict(strict=True, extra="ignore")
+    players: int = Field(ge=3, le=6)
+    round: int = Field(ge=1, le=8)
+    seat: int = Field(ge=0, le=5, description="places after the round's start player (0: you "
+                      "start)")
+    hand: list[str] = Field(min_length=1, max_length=8)
+    edition: Literal["mino", "skull-king"] = "mino"
+    variant: Literal["standard", "simplified"] = "standard"
 
 
 class Rematch(BaseModel):
@@ -264,11 +285,50 @@ def create_app(
         log.exception("internal error")
         return _error(500, "internal", "internal error")
 
+    page = (STATIC / "index.html").read_text("utf-8")
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    async def home() -> str:
-        return ("<!doctype html><meta charset=utf-8><title>minodice</title>"
-                "<h1>minodice server</h1><p>Tables: <a href=/api/tables>/api/tables</a>. "
-                "API: <a href=/docs>/docs</a>.</p>")
+    @app.get("/about", response_class=HTMLResponse, include_in_schema=False)
+    @app.get("/t/{table_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def home() -> HTMLResponse:
+        """The page (lobby, table, about): one document; its script reads the address."""
+        return HTMLResponse(page, headers=PAGE_HEADERS)
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/api/i18n/{lang}")
+    async def translations(lang: str) -> dict[str, Any]:
+        """The page's translations, from the same catalogues as the terminal's."""
+        if lang not in LANGUAGES:
+            raise ApiError(404, "not_found", f"no language {lang[:8]!r}; "
+                           f"there are {', '.join(LANGUAGES)}")
+        return {"lang": lang, "messages": catalogue_messages(lang)}
+
+    @app.get("/api/dice/{edition}")
+    async def dice(edition: str) -> dict[str, Any]:
+        """A dice set as the page draws and checks it: kinds in bag order, faces in order."""
+        if edition not in BUILTIN_DICE_SETS:
+            raise ApiError(404, "not_found", "no such edition; there are mino and skull-king")
+        return dice_set_json(edition)
+
+    @app.get("/api/rules/{lang}")
+    async def rules(lang: str, edition: str = "mino") -> dict[str, Any]:
+        """The rules in brief, translated, in the edition's words."""
+        if lang not in LANGUAGES or edition not in BUILTIN_DICE_SETS:
+            raise ApiError(404, "not_found", "no such language or edition")
+        words = Words(translator(lang), load_dice_set(edition))
+        return {"lang": lang, "edition": edition, "paragraphs": rules_paragraphs(words)}
+
+    @app.post("/api/advise")
+    async def advise_bid(body: AdviseRequest) -> dict[str, Any]:
+        """The bid advisor (the ``hard`` bot's model of play) for a hand, in a worker."""
+        try:
+            return await bot_pool.advise(body.players, body.round, body.seat, body.hand,
+                                         body.edition, body.variant)
+        except AdviceError as exc:
+            raise ApiError(400, "bad_request", str(exc)) from None
+        except (TimeoutError, BrokenProcessPool):
+            raise ApiError(503, "unavailable", "the advisor is busy; try again") from None
 
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable) -> dict[str, Any]:

@@ -37,6 +37,14 @@ def _decide(spec: str, seat_view: SeatView, seed: int) -> str:
     return str(action)
 
 
+def _advise(players: int, round_no: int, seat: int, hand: str, edition: str,
+            variant: str) -> dict[str, object]:
+    """Runs in a worker: the bid advisor's answer as JSON."""
+    from minodice.bots.advisor import advise
+
+    return advise(players, round_no, seat, hand, edition, variant).to_json()
+
+
 def _warm() -> int:
     """Import the bots in a fresh worker before the first real decision needs them."""
     make_bot("hard")
@@ -82,6 +90,21 @@ class BotPool:
             log.warning("bot %s raised %s; playing at random", spec, type(exc).__name__)
         self.failures += 1
         return random.SystemRandom().choice(list(legal))
+
+    async def advise(self, players: int, round_no: int, seat: int, hand: list[str],
+                     edition: str, variant: str) -> dict[str, object]:
+        """The bid advisor in a worker (it simulates for ~50 ms: not on the event loop).
+
+        Raises the advisor's ``AdviceError`` for a question it cannot answer.
+        """
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._pool, _advise, players, round_no, seat,
+                                      ",".join(hand), edition, variant)
+        try:
+            return await asyncio.wait_for(future, self.timeout)
+        except (TimeoutError, BrokenProcessPool):
+            self._replace()
+            raise
 
     def _replace(self) -> None:
         old = self._pool

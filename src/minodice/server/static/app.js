@@ -1,0 +1,184 @@
+// The page: a lobby (/), a table (/t/ID) and an about page (/about), each rendered from
+// what the server answers. No build step: plain ES modules.
+import { api, randomHex, store, takeSeat } from "./api.js";
+import { h, replace } from "./dom.js";
+import { LANGUAGES, _, chooseLanguage, lang, loadLanguage } from "./i18n.js";
+import { botName, invite, showTable } from "./table.js";
+
+const root = document.getElementById("app");
+const toaster = document.getElementById("toast");
+let leaveCurrent = () => {};
+
+const ui = {
+  toast(message) {
+    const item = h("div", { class: "toast-item", role: "alert" }, message);
+    toaster.appendChild(item);
+    setTimeout(() => item.remove(), 6000);
+  },
+  go(path) {
+    history.pushState({}, "", path);
+    route();
+  },
+};
+
+async function route() {
+  leaveCurrent();
+  leaveCurrent = () => {};
+  renderNav();
+  const path = location.pathname;
+  const table = path.match(/^\/t\/([A-Za-z0-9]+)\/?$/);
+  if (table) {
+    leaveCurrent = await showTable(root, table[1], ui);
+  } else if (path === "/about") {
+    await showAbout();
+  } else {
+    await showLobby();
+  }
+  const focus = root.querySelector("h1");
+  if (focus) { focus.setAttribute("tabindex", "-1"); }
+}
+
+function renderNav() {
+  const nav = document.getElementById("nav");
+  const select = h("select", { id: "lang", "aria-label": _("Language"), onchange: async (e) => {
+    store.set("lang", e.target.value);
+    localStorage.setItem("minodice.lang", e.target.value);
+    await loadLanguage(e.target.value);
+    route();
+  } }, Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code, selected: code === lang }, name)));
+  replace(nav,
+    h("a", { href: "/", class: "brand", onclick: link }, "Mino Dice"),
+    h("a", { href: "/", onclick: link }, _("Play")),
+    h("a", { href: "/about", onclick: link }, _("About")),
+    select);
+}
+
+function link(event) {
+  if (event.metaKey || event.ctrlKey || event.shiftKey) return;
+  event.preventDefault();
+  ui.go(event.currentTarget.getAttribute("href"));
+}
+
+// -- the lobby -----------------------------------------------------------------------------
+
+function nameField(id) {
+  return h("input", { id, name: "name", maxlength: 24, required: true, autocomplete: "nickname",
+    value: store.get("name", "") });
+}
+
+async function showLobby() {
+  const quickName = nameField("quick-name");
+  const quick = h("form", { class: "card quick", onsubmit: async (e) => {
+    e.preventDefault();
+    await createAndSit({ players: 4, edition: "mino", variant: "standard", bots: [null, "easy", "easy", "easy"],
+      turn_seconds: null, public: false, advisor: true }, quickName.value.trim());
+  } },
+  h("h1", {}, _("Mino Dice")),
+  h("p", {}, _("Bid how many tricks your dice will win, then roll them one by one. Exactly right scores.")),
+  h("label", { for: "quick-name" }, _("Your name")), quickName,
+  h("button", { type: "submit", class: "primary big", id: "play-now" }, _("Play now against 3 bots")));
+
+  const players = h("select", { id: "c-players", onchange: () => drawSeats() },
+    [3, 4, 5, 6].map((n) => h("option", { value: n, selected: n === 4 }, String(n))));
+  const edition = h("select", { id: "c-edition" },
+    h("option", { value: "mino" }, _("Mino Dice")), h("option", { value: "skull-king" }, _("Skull King – The Dice Game")));
+  const variant = h("select", { id: "c-variant" },
+    h("option", { value: "standard" }, _("Standard scoring")), h("option", { value: "simplified" }, _("Simplified: no minus points, no bonus")));
+  const clock = h("select", { id: "c-clock" },
+    h("option", { value: "" }, _("No clock")), [30, 60, 120].map((s) => h("option", { value: s }, _("{s} s per decision", { s }))));
+  const isPublic = h("input", { type: "checkbox", id: "c-public" });
+  const advisor = h("input", { type: "checkbox", id: "c-advisor", checked: true });
+  const seats = h("ol", { class: "seat-choices" });
+  const createName = nameField("c-name");
+  function drawSeats() {
+    const n = Number(players.value);
+    const items = [];
+    for (let i = 1; i < n; i++) {
+      items.push(h("li", {}, h("label", { for: `c-seat-${i}` }, _("Seat {n}", { n: i + 1 })),
+        h("select", { id: `c-seat-${i}` }, h("option", { value: "" }, _("a person (invite)")),
+          ["easy", "medium", "hard", "random"].map((b) => h("option", { value: b }, botName(b))))));
+    }
+    replace(seats, items);
+  }
+  drawSeats();
+  const create = h("form", { class: "card create", onsubmit: async (e) => {
+    e.preventDefault();
+    const n = Number(players.value);
+    const bots = [null];
+    for (let i = 1; i < n; i++) bots.push(document.getElementById(`c-seat-${i}`).value || null);
+    await createAndSit({ players: n, edition: edition.value, variant: variant.value, bots,
+      turn_seconds: clock.value ? Number(clock.value) : null, public: isPublic.checked, advisor: advisor.checked },
+    createName.value.trim());
+  } },
+  h("h2", {}, _("Create a table")),
+  field("c-name", _("Your name"), createName),
+  field("c-players", _("Players"), players),
+  field("c-edition", _("Edition"), edition),
+  field("c-variant", _("Scoring"), variant),
+  h("fieldset", {}, h("legend", {}, _("Who sits in the other seats")), seats),
+  field("c-clock", _("Turn clock"), clock),
+  h("div", { class: "check" }, isPublic, h("label", { for: "c-public" }, _("Public: listed in the lobby"))),
+  h("div", { class: "check" }, advisor, h("label", { for: "c-advisor" }, _("Allow the bid advisor"))),
+  h("button", { type: "submit", class: "primary" }, _("Create the table")));
+
+  const list = h("div", { class: "public-list", "aria-live": "polite" }, h("p", { class: "hint" }, _("Loading…")));
+  const open = h("section", { class: "card open" }, h("h2", {}, _("Open tables")), list);
+  replace(root, quick, open, create);
+  await refreshPublic(list);
+}
+
+function field(id, label, control) {
+  return h("div", { class: "field" }, h("label", { for: id }, label), control);
+}
+
+async function refreshPublic(list) {
+  let tables = [];
+  try { tables = await api("GET", "/api/tables"); } catch (err) { /* shown as empty */ }
+  if (!list.isConnected) return;
+  replace(list, tables.length ? h("ul", {}, tables.map((t) => h("li", {},
+    h("a", { href: t.url, onclick: link }, _("{players} players, {free} free", { players: t.players, free: t.seats_free })),
+    " ", h("small", {}, (t.names || []).join(", "))))) : h("p", { class: "hint" }, _("No public table is waiting. Create one!")));
+  setTimeout(() => { if (list.isConnected) refreshPublic(list); }, 5000);
+}
+
+async function createAndSit(settings, name) {
+  if (!name) { ui.toast(_("Please enter your name.")); return; }
+  try {
+    const table = await api("POST", "/api/tables", settings);
+    store.set(`host.${table.table}`, table.host_token);
+    await takeSeat(table.table, name);
+    ui.go(table.url);
+  } catch (err) {
+    ui.toast(err.message);
+  }
+}
+
+// -- about -----------------------------------------------------------------------------------
+
+async function showAbout() {
+  let rules = [];
+  try { rules = (await api("GET", `/api/rules/${lang}?edition=mino`)).paragraphs; } catch (err) { rules = []; }
+  replace(root,
+    h("section", { class: "card about" },
+      h("h1", {}, _("About Mino Dice")),
+      h("p", {}, _("Mino Dice is a trick-taking game with dice: you choose which die to play, but the face it shows is rolled. Everyone bids in secret how many tricks they will win; an exact bid scores.")),
+      h("h2", { id: "rules" }, _("How to play")),
+      rules.map((p) => h("p", {}, p)),
+      h("h2", {}, _("Credits")),
+      h("ul", {},
+        h("li", {}, _("Game design: Manfred Reindl")),
+        h("li", {}, _("Graphics of the published game: Eckhard Freytag and Wanjin Gill")),
+        h("li", {}, _("First published by Schmidt Spiele in 2016 as “Skull King – Das Würfelspiel”; published as “Mino Dice” by Playte, and by IELLO (“Mythical Dice”), Devir, GaGa Games and Rexhry.")),
+        h("li", {}, _("Recommended as “Spiel der Spiele 2016 – Hit für Familien”."))),
+      h("p", {}, _("This is an independent implementation, not made or endorsed by the designer or the publishers. Its dice and screens are drawn by us; none of the published artwork is used.")),
+      h("p", {}, _("Every deal and roll comes from a stream the server commits to before anyone joins, mixed with seeds from the players' browsers; at the end of a game this page checks every die."))));
+}
+
+// -- start -------------------------------------------------------------------------------------
+
+window.addEventListener("popstate", route);
+(async () => {
+  await loadLanguage(chooseLanguage());
+  if (!store.get("device")) store.set("device", randomHex(8));
+  route();
+})();

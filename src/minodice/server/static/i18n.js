@@ -1,0 +1,45 @@
+// Translations come from the same gettext catalogues as the terminal's (served by
+// /api/i18n/LANG); English is the source language. The game's words (minotaur, griffin…,
+// or skull-king, pirate… in the 2016 edition) are catalogue entries too.
+export const LANGUAGES = { en: "English", de: "Deutsch", nl: "Nederlands", pt: "Português", es: "Español" };
+
+let messages = {};
+export let lang = "en";
+
+export function chooseLanguage() {
+  const saved = localStorage.getItem("minodice.lang");
+  if (saved && LANGUAGES[saved]) return saved;
+  for (const wanted of navigator.languages || [navigator.language || "en"]) {
+    const code = String(wanted).slice(0, 2).toLowerCase();
+    if (LANGUAGES[code]) return code;
+  }
+  return "en";
+}
+
+export async function loadLanguage(code) {
+  lang = LANGUAGES[code] ? code : "en";
+  document.documentElement.lang = lang;
+  if (lang === "en") { messages = {}; return; }
+  const response = await fetch(`/api/i18n/${lang}`);
+  messages = response.ok ? (await response.json()).messages : {};
+}
+
+// _("Round {n}/{total}", {n: 3, total: 8})
+export function _(text, values) {
+  const found = messages[text];
+  const out = typeof found === "string" && found ? found : text;
+  return values ? format(out, values) : out;
+}
+
+export function format(text, values) {
+  return text.replace(/\{([a-z_]+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
+}
+
+// A die kind, symbol or face in the table's words ("6" stays "6").
+export function word(name) {
+  return /^\d+$/.test(String(name)) ? String(name) : _(String(name));
+}
+
+export function capital(text) {
+  return text ? text[0].toLocaleUpperCase(lang) + text.slice(1) : text;
+}
