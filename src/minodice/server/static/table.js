@@ -379,10 +379,10 @@ class TablePage {
     const names = this.names();
     return h("section", { class: "card summary", "aria-label": _("End of round {n}", { n: past.round }) },
       h("h2", {}, _("End of round {n}", { n: past.round })),
-      h("table", {}, h("thead", {}, h("tr", {}, [_("Player"), _("Bid"), _("Won"), _("Points"), _("Bonus"), _("Total")].map((t) => h("th", { scope: "col" }, t)))),
+      h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, [_("Player"), _("Bid"), _("Won"), _("Points"), _("Bonus"), _("Total")].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, names.map((n, i) => h("tr", {}, h("th", { scope: "row" }, n), h("td", {}, String(past.bids[i])),
           h("td", {}, String(past.tricks_won[i])), h("td", {}, (past.points[i] > 0 ? "+" : "") + past.points[i]),
-          h("td", {}, past.bonus[i] ? String(past.bonus[i]) : ""), h("td", {}, String(past.totals[i])))))),
+          h("td", {}, past.bonus[i] ? String(past.bonus[i]) : ""), h("td", {}, String(past.totals[i]))))))),
       v.status === "playing" ? h("button", { onclick: () => { this.summaryFor = past.round; this.render(this.view); } }, _("Continue")) : null);
   }
 
