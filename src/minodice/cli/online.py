@@ -79,8 +79,10 @@ def serve(
     application = create_app(store, Settings(bot_delay=bot_delay, grace=grace),
                              BotPool(bot_workers), tuple(allow_origin or ()), http_rate,
                              max(60.0, http_rate * 3))
-    typer.echo(f"minodice: serving tables on http://{host}:{port}/ (API: "
-               f"http://{host}:{port}/docs; database {path})", err=True)
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    typer.echo(f"Mino Dice is ready: open http://{shown}:{port}/ in your browser "
+               "(Ctrl+C stops the server).")
+    typer.echo(f"API: http://{shown}:{port}/docs · tables are kept in {path}", err=True)
     # No access log: WebSocket URLs carry seat tokens, and tokens belong in no log.
     uvicorn.run(application, host=host, port=port, access_log=False, log_level="warning",
                 ws_max_size=65536, ws_ping_interval=20, ws_ping_timeout=20)
