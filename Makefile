@@ -12,10 +12,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-play: $(STAMP)  ## the main job: a game in the terminal against three bots
+play: $(STAMP)  ## a game in the terminal against three bots
 	$(BIN)/minodice play
 
-serve: $(STAMP)  ## the server: tables for browsers, bots and network clients
+serve: $(STAMP)  ## the main job: the game in the browser (and for bots and network clients)
 	$(BIN)/minodice serve
 
 demo: $(STAMP)  ## a simulated game replayed on screen (no keyboard needed)
