@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from minodice.cli.play import resume_table
 from minodice.core.actions import Roll
 from minodice.core.record import parse_record
 from minodice.core.state import Phase
-from minodice.play.session import Session, new_session
+from minodice.play.table import new_table
 from minodice.tui.app import TableApp
 from minodice.tui.screens import PageScreen, PassScreen
 
@@ -18,8 +19,8 @@ from .driver import play_through, screen_text, settle
 
 def make_app(tmp_path: Path, lang: str = "en", people: tuple[str, ...] = ("Ana",),
              players: int = 4, seed: int = 7, edition: str = "mino") -> TableApp:
-    session = new_session(players, list(people), ["easy"], edition, "standard", seed)
-    return TableApp(session, lang, tmp_path / "game.json", delay=0)
+    table = new_table(players, list(people), ["easy"], edition, "standard", seed)
+    return TableApp(table, lang, tmp_path / "game.json", delay=0)
 
 
 @pytest.mark.parametrize(("lang", "words"), [
@@ -34,7 +35,7 @@ async def test_a_whole_game_against_three_bots(tmp_path: Path, lang: str,
         seen = await play_through(pilot, app, choose_bid=lambda a: 1,
                                   on_screen=lambda _a, text: texts.append(text))
         final = screen_text(app)
-    assert app.session.is_over()
+    assert app.table.is_over()
     assert seen.count("bid") == 8                 # one bid per round, 8 rounds with 4 players
     assert seen.count("play") == sum(range(1, 9))  # one die per trick: 36
     everything = "\n".join(texts)
@@ -44,7 +45,7 @@ async def test_a_whole_game_against_three_bots(tmp_path: Path, lang: str,
     # The game record was saved, finished, and is valid.
     loaded = parse_record((tmp_path / "game.json").read_text("utf-8"))
     assert loaded.state.is_terminal()
-    assert loaded.state.totals == app.session.state.totals
+    assert tuple(loaded.state.totals) == app.table.view(None).totals
     assert [log.bids[0] for log in loaded.state.rounds if log.bids] == [1] * 8
 
 
@@ -78,21 +79,21 @@ async def test_an_illegal_die_is_refused_with_the_reason(tmp_path: Path) -> None
             assert app.mode == "play"
             seat = app.active
             assert seat is not None
-            state = app.session.state
-            legal = {a.kind.name for a in state.legal_actions(seat) if isinstance(a, Roll)}
+            table = app.table
+            legal = {a.kind.name for a in table.legal(seat) if isinstance(a, Roll)}
             kinds = app.hand_kinds(seat)
             blocked = [i for i, k in enumerate(kinds) if k not in legal]
             if not blocked:
                 await pilot.press("enter")
                 continue
-            before = len(state.rounds[-1].tricks[-1])
+            before = len(table.view(None).trick)
             text = screen_text(app)
             assert "✗" in text
             assert "(R9)" in text
             await pilot.press(str(blocked[0] + 1), "enter")
             await pilot.pause()
             assert app.mode == "play"  # still this person's turn
-            assert len(state.rounds[-1].tricks[-1]) == before
+            assert len(table.view(None).trick) == before
             assert "You must follow" in screen_text(app)
             return
     raise AssertionError("no turn with a disabled die came up")
@@ -111,7 +112,7 @@ async def test_hot_seat_passes_the_screen_and_hides_the_dice(tmp_path: Path) -> 
 
     async with app.run_test(size=(80, 24)) as pilot:
         seen = await play_through(pilot, app, on_screen=check)
-    assert app.session.is_over()
+    assert app.table.is_over()
     assert seen.count("pass") >= 8 * 2  # at least once per person per round
     assert any("Pass to Ana" in t for t in passes)
     assert any("Pass to Ben" in t for t in passes)
@@ -127,7 +128,7 @@ async def test_quit_saves_and_resume_continues_exactly(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(200):
             await settle(pilot, app)
-            if app.session.state.round_no == 3 and app.mode == "play":
+            if app.table.round_no == 3 and app.mode == "play":
                 break
             if isinstance(app.screen, PageScreen | PassScreen) or app.mode == "ack":
                 await pilot.press("enter")
@@ -135,19 +136,19 @@ async def test_quit_saves_and_resume_continues_exactly(tmp_path: Path) -> None:
                 await pilot.press("1", "enter")
             else:
                 await pilot.press("enter")
-        assert app.session.state.round_no == 3
+        assert app.table.round_no == 3
         await pilot.press("q")
     saved = tmp_path / "game.json"
     assert "minodice play --resume" in app.exit_note
-    session = Session.resume(saved)
-    assert session.state.round_no == 3
-    assert session.state.phase is Phase.PLAY
-    resumed = TableApp(session, "en", saved, delay=0)
+    table = resume_table(saved)
+    assert table.round_no == 3
+    assert table.view(None).phase is Phase.PLAY
+    resumed = TableApp(table, "en", saved, delay=0)
     async with resumed.run_test(size=(80, 24)) as pilot:
         await play_through(pilot, resumed, choose_bid=lambda a: 1)
-    assert resumed.session.state.totals == reference.session.state.totals
-    ref_record = reference.session.record()
-    new_record = resumed.session.record()
+    assert resumed.table.view(None).totals == reference.table.view(None).totals
+    ref_record = reference.table.record()
+    new_record = resumed.table.record()
     assert ref_record["rounds"] == new_record["rounds"]
 
 
@@ -207,6 +208,6 @@ async def test_no_color_still_names_every_die(tmp_path: Path,
         await pilot.press("1", "enter")
         await settle(pilot, app)
         text = screen_text(app)
-        hand = app.session.state.hand(0)
+        hand = app.table.view(0).hand
         for name in hand.names():
             assert name in text  # the die's name is on screen, not only its colour

@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from minodice.play.session import new_session
+from minodice.play.table import new_table
 from minodice.tui.app import TableApp
 
 from .driver import settle
@@ -21,8 +21,8 @@ SnapCompare = Callable[..., bool]
 
 def table(lang: str, people: tuple[str, ...] = ("Ana",), seed: int = 7,
           edition: str = "mino") -> TableApp:
-    session = new_session(4, list(people), ["easy"], edition, "standard", seed)
-    return TableApp(session, lang, None, delay=0)
+    return TableApp(new_table(4, list(people), ["easy"], edition, "standard", seed), lang,
+                    None, delay=0)
 
 
 def settled(app: TableApp, *keys: str) -> Callable[[Pilot[Any]], Awaitable[None]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import sys
@@ -22,8 +23,11 @@ from minodice.cli.common import (
     check_range,
     lineup,
 )
+from minodice.core.errors import InvalidRecordError
+from minodice.core.record import parse_record
+from minodice.files import read_text
 from minodice.i18n import LANGUAGES, language_from_env, translator
-from minodice.play.session import Session, SessionError, new_session
+from minodice.play.table import Table, TableError, new_table
 
 
 def default_games_dir() -> Path:
@@ -33,6 +37,42 @@ def default_games_dir() -> Path:
         return Path(explicit)
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "minodice" / "games"
+
+
+# Table.restore says "it ..." of the record; a resumed file says the same of its path.
+_RESTORE_SUBJECTS = (("not a valid game record", "{path} is not a valid game record"),
+                     ("it was not saved", "{path} was not saved"),
+                     ("it names an outside bot", "{path} names an outside bot"))
+
+
+def resume_table(path: Path, trust_bots: bool = False) -> Table:
+    """The game saved in ``path``, ready to continue exactly where it stopped.
+
+    Refuses a finished game (it is for ``minodice replay``), a file not saved by ``play``
+    and, unless ``trust_bots``, one naming an outside bot (code). Every refusal is a
+    :class:`TableError` whose sentence names the file.
+    """
+    try:
+        text = read_text(path)
+    except ValueError as exc:
+        raise TableError(str(exc)) from None
+    try:
+        loaded = parse_record(text)
+    except InvalidRecordError as exc:
+        raise TableError(f"{path} is not a valid game record: {exc}") from None
+    if loaded.state.is_terminal():
+        raise TableError(f"{path} is a finished game; show it with: minodice replay {path}")
+    try:
+        return Table.restore(json.loads(text), trust_bots=trust_bots)
+    except TableError as exc:
+        message = str(exc)
+        for start, subject in _RESTORE_SUBJECTS:
+            if message.startswith(start):
+                message = subject.format(path=path) + message[len(start):]
+                break
+        else:
+            message = f"{path}: {message}"
+        raise TableError(message) from None
 
 
 @app.command()
@@ -88,7 +128,7 @@ def play(
             raise typer.BadParameter(f"{folder} is not a folder", param_hint="--games-dir")
     try:
         if resume is not None:
-            session = Session.resume(resume, trust_bots)
+            table = resume_table(resume, trust_bots)
             save_path = resume
         else:
             check_range("--players", players, 3, 6)
@@ -101,12 +141,15 @@ def play(
                                          param_hint="--name")
             levels = lineup(bots, players - len(people), "bot seats") if len(
                 people) < players else []
-            session = new_session(players, people, levels or ["easy"], edition.value,
-                                  variant.value, seed if seed is not None
-                                  else secrets.randbelow(10**9))
+            game_seed = seed if seed is not None else secrets.randbelow(10**9)
+            table = new_table(players, people, levels or ["easy"], edition.value,
+                              variant.value, game_seed)
+            for seat, spec in enumerate(table.seats):
+                if not spec.is_human:
+                    table.bot(seat)  # make every bot now: one that fails says so before play
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            save_path = folder / f"game-{stamp}-{session.seed}.json"
-    except (SessionError, BotError) as exc:
+            save_path = folder / f"game-{stamp}-{game_seed}.json"
+    except (TableError, BotError) as exc:
         typer.echo(f"minodice play: {exc}", err=True)
         raise typer.Exit(1) from None
     if not sys.stdin.isatty() or not sys.stdout.isatty():
@@ -115,11 +158,11 @@ def play(
         raise typer.Exit(1)
     from minodice.tui.app import TableApp
 
-    table = TableApp(session, language, save_path, delay)
-    table.run()
+    screen = TableApp(table, language, save_path, delay)
+    screen.run()
     _ = translator(language).gettext
-    if table.exit_note:
-        typer.echo(table.exit_note)
-    elif session.is_over():
+    if screen.exit_note:
+        typer.echo(screen.exit_note)
+    elif table.is_over():
         typer.echo(_("Game record saved: {path} (show it with: minodice replay {path})").format(
             path=save_path))

@@ -1,4 +1,8 @@
-"""The table in the terminal: a Textual app over a :class:`~minodice.play.session.Session`.
+"""The table in the terminal: a Textual app over a :class:`~minodice.play.table.Table`.
+
+The screen never reads the engine state: every panel is drawn from a
+:class:`~minodice.core.view.SeatView` of the person at the keyboard (or a spectator's
+view with no hand while the keyboard changes hands) and the table's public facts.
 
 The app is a small state machine. ``mode`` is what the keyboard does now:
 
@@ -8,7 +12,7 @@ The app is a small state machine. ``mode`` is what the keyboard does now:
 - ``wait`` — bots are thinking or dice are rolling;
 - ``over`` — the game is over.
 
-Events from the session (rolls, tricks, bids revealed, rounds scored) are queued and shown
+Events from the table (rolls, tricks, bids revealed, rounds scored) are queued and shown
 one at a time, with a short roll animation unless ``delay`` is 0. With several people at
 one screen (hot seat) the dice panel is hidden after each person's decision, and a
 "pass to NAME" screen comes before the next person's turn.
@@ -30,17 +34,22 @@ from textual.widgets import Static
 
 from minodice.bots.advisor import advise
 from minodice.core.actions import Bid, Roll
+from minodice.core.record import dumps_record
+from minodice.core.rules import winners
 from minodice.core.state import Phase
+from minodice.core.view import SeatView
 from minodice.i18n import translator
 from minodice.i18n.words import Words
-from minodice.play.session import (
+from minodice.play.table import (
+    BidMade,
     BidsRevealed,
+    Dealt,
     Event,
     GameOver,
     Rolled,
     RoundScored,
     RoundStarted,
-    Session,
+    Table,
     TrickWon,
 )
 from minodice.tui import render
@@ -68,6 +77,19 @@ PassScreen, PageScreen { align: center middle; }
 """
 
 
+def save_table(table: Table, path: Path) -> None:
+    """Write ``table``'s snapshot to ``path`` (a record that resumes exactly), atomically:
+    to a temporary file first, which then replaces ``path``.
+
+    The snapshot holds the bids already made in a round still being bid: the file is for
+    the people at this screen only.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(dumps_record(table.snapshot()), encoding="utf-8")
+    tmp.replace(path)
+
+
 class TableApp(App[None]):
     """Mino Dice at one terminal."""
 
@@ -76,15 +98,15 @@ class TableApp(App[None]):
 
     def __init__(
         self,
-        session: Session,
+        table: Table,
         lang: str = "en",
         save_path: Path | None = None,
         delay: float = 0.5,
     ) -> None:
         super().__init__()
-        self.session = session
+        self.table = table
         self.lang = lang
-        self.words = Words(translator(lang), session.state.dice_set)
+        self.words = Words(translator(lang), table.config.dice_set)
         self._ = self.words._
         self.save_path = save_path
         self.delay = delay
@@ -98,12 +120,12 @@ class TableApp(App[None]):
         self.shown_trick: list[tuple[int, int, int]] = []
         self.rolling: tuple[int, int, str] | None = None
         self.queue: deque[Event] = deque()
-        self.hot_seat = len(session.humans) > 1
+        self.hot_seat = len(table.humans) > 1
         self.saved_message = ""
         self.exit_note = ""
         self.frozen_round: int | None = None  # a finished round still on screen (0-based)
-        if not self.hot_seat and session.humans:
-            self.viewer = session.humans[0]
+        if not self.hot_seat and table.humans:
+            self.viewer = table.humans[0]
 
     # -- layout --------------------------------------------------------------------------
 
@@ -119,28 +141,34 @@ class TableApp(App[None]):
 
     def on_mount(self) -> None:
         self.title = self.words.title()
-        state = self.session.state
-        if state.phase is Phase.PLAY and state.trick:
-            self.shown_trick = list(state.trick)
-        self.say(self.round_message(state.round_no))
+        view = self.table.view(None)
+        if view.phase is Phase.PLAY and view.trick:  # a resumed game, in the middle of a trick
+            ds = view.dice_set
+            self.shown_trick = [(r.seat, ds.kind(r.kind).index, r.face.code)
+                                for r in view.trick]
+        self.say(self.round_message(view.round_no))
         self.refresh_table()
         self.call_after_refresh(self.next_decision)
 
+    def seat_view(self) -> SeatView:
+        """What the screen may show: the view of the person at it (no hand for nobody)."""
+        return self.table.view(self.viewer)
+
     def refresh_table(self) -> None:
-        state = self.session.state
+        view = self.seat_view()
         _ = self._
-        names = self.session.names
-        trick_no = max(1, state.trick_number()) if state.phase in (Phase.PLAY, Phase.ROLL) else 0
+        names = self.table.names
+        trick_no = max(1, view.trick_number) if view.phase in (Phase.PLAY, Phase.ROLL) else 0
         if self.mode == "ack" and self.frozen_round is None:
-            trick_no = len(state.rounds[-1].winners)  # the trick just won is still shown
-        round_no = state.round_no
-        starter = state.starter
+            trick_no = len(view.round_trick_winners)  # the trick just won is still shown
+        round_no = view.round_no
+        starter = view.starter
         if self.frozen_round is not None:
             round_no = trick_no = self.frozen_round + 1
-            starter = (state.config.first_starter + self.frozen_round) % state.n
+            starter = render.round_starter(view, self.frozen_round)
         header = Text()
         header.append(self.words.title(), style="bold")
-        header.append(" · " + _("Round {n}/{total}").format(n=round_no, total=state.n_rounds))
+        header.append(" · " + _("Round {n}/{total}").format(n=round_no, total=view.rounds))
         if trick_no:
             header.append(" · " + _("Trick {n}/{total}").format(n=trick_no, total=round_no))
         header.append(" · " + _("Start player: {name}").format(name=names[starter]))
@@ -149,13 +177,12 @@ class TableApp(App[None]):
         if self.frozen_round is not None:  # the next round's dice wait for its summary
             dice = Text(_("Round over."), style="italic")
         else:
-            dice = render.dice_panel(self.words, state, self.viewer, self.cursor,
-                                     self.show_faces, choosing)
+            dice = render.dice_panel(self.words, view, self.cursor, self.show_faces, choosing)
         self.query_one("#dice", Static).update(dice)
         self.query_one("#trick", Static).update(render.trick_panel(
-            self.words, state, self.shown_trick, names, self.rolling))
+            self.words, view.dice_set, self.shown_trick, names, self.rolling))
         self.query_one("#players", Static).update(render.players_panel(
-            self.words, state, names, self.viewer, self.active, self.frozen_round))
+            self.words, view, names, self.active, self.frozen_round))
         self.query_one("#log", Static).update(Group(*self.log_lines))
         self.query_one("#prompt", Static).update(self.prompt_text())
         self.query_one("#keys", Static).update(Text(self.keys_text(), style="dim"))
@@ -164,13 +191,13 @@ class TableApp(App[None]):
         _ = self._
         text = Text()
         if self.mode == "bid" and self.active is not None:
-            text.append(_("Your bid, {name}: ").format(name=self.session.names[self.active]))
+            text.append(_("Your bid, {name}: ").format(name=self.table.names[self.active]))
             text.append(f" {self.bid_choice} ", style="reverse bold")
             text.append("  " + _("0 to {n}: ↑↓ or digits, Enter confirms. Secret until all "
-                                  "have bid.").format(n=self.session.state.round_no))
+                                  "have bid.").format(n=self.table.round_no))
         elif self.mode == "play" and self.active is not None:
             text.append(_("Choose a die to roll, {name}: digits or ↑↓, Enter rolls it.").format(
-                name=self.session.names[self.active]))
+                name=self.table.names[self.active]))
         elif self.mode == "ack":
             text.append(_("Press Enter to continue."), style="bold")
         elif self.mode == "over":
@@ -196,17 +223,17 @@ class TableApp(App[None]):
 
     def next_decision(self) -> None:
         """Ask the next person, or let the next bot decide."""
-        session = self.session
+        table = self.table
         if self.queue:
             self.pump()
             return
-        if session.is_over():
+        if table.is_over():
             self.finish()
             return
-        waiting = session.waiting_for()
+        waiting = table.to_act()
         if not waiting:
             return
-        people = [s for s in waiting if session.seats[s].is_human]
+        people = [s for s in waiting if table.seats[s].is_human]
         if people:
             seat = people[0]
             if self.hot_seat and self.viewer != seat:
@@ -214,7 +241,7 @@ class TableApp(App[None]):
                 self.active = None
                 self.mode = "wait"
                 self.refresh_table()
-                name = session.names[seat]
+                name = table.names[seat]
                 self.push_screen(
                     PassScreen(self._("Pass to {name}").format(name=name),
                                self._("Nobody else should look at the screen now. Press Enter "
@@ -231,14 +258,14 @@ class TableApp(App[None]):
     def ask(self, seat: int) -> None:
         self.viewer = seat
         self.active = seat
-        state = self.session.state
-        if state.phase is Phase.BID:
+        view = self.table.view(seat)
+        if view.phase is Phase.BID:
             self.mode = "bid"
             self.bid_choice = 0
         else:
             self.mode = "play"
             kinds = self.hand_kinds(seat)
-            legal = {a.kind.name for a in state.legal_actions(seat) if isinstance(a, Roll)}
+            legal = {a.kind.name for a in view.legal_actions if isinstance(a, Roll)}
             self.cursor = next((i for i, k in enumerate(kinds) if k in legal), 0)
         self.refresh_table()
 
@@ -246,10 +273,10 @@ class TableApp(App[None]):
         if self.delay:
             await asyncio.sleep(self.delay / 2)
         try:
-            action = await asyncio.to_thread(self.session.bot_decision, seat)
+            action = await asyncio.to_thread(self.table.bot_decision, seat)
         except Exception as exc:
             self.say(Text(self._("The bot {name} failed: {error}").format(
-                name=self.session.names[seat], error=exc), style="bold red"))
+                name=self.table.names[seat], error=exc), style="bold red"))
             self.save()
             self.mode = "over"
             self.refresh_table()
@@ -257,8 +284,9 @@ class TableApp(App[None]):
         self.apply(seat, action)
 
     def apply(self, seat: int, action: Bid | Roll) -> None:
-        events = self.session.apply(seat, action)
-        if self.hot_seat and self.session.seats[seat].is_human:
+        # Hands and bids still secret are the table's own log: the screen shows neither.
+        events = [e for e in self.table.act(seat, action) if not isinstance(e, Dealt | BidMade)]
+        if self.hot_seat and self.table.seats[seat].is_human:
             self.viewer = None  # hide this person's dice before anyone else sits down
         self.active = None
         self.queue.extend(events)
@@ -275,7 +303,7 @@ class TableApp(App[None]):
                 self.show_trick(event)
                 return
             if isinstance(event, BidsRevealed):
-                names = self.session.names
+                names = self.table.names
                 bids = ", ".join(f"{names[s]} {b}" for s, b in enumerate(event.bids))
                 self.say(Text(self._("Bids revealed: {bids}").format(bids=bids), style="bold"))
                 self.shown_trick = []
@@ -293,9 +321,9 @@ class TableApp(App[None]):
         self.next_decision()
 
     def show_roll(self, event: Rolled) -> None:
-        ds = self.session.state.dice_set
+        ds = self.table.config.dice_set
         kind = ds.kind(event.kind)
-        if len(self.shown_trick) >= self.session.state.n:
+        if len(self.shown_trick) >= self.table.players:
             self.shown_trick = []
         final = (event.seat, kind.index, ds.face(event.face).code)
         if not self.delay:
@@ -322,13 +350,13 @@ class TableApp(App[None]):
         frame(0)()
 
     def show_trick(self, event: TrickWon) -> None:
-        names = self.session.names
+        names = self.table.names
         code = event.rolls[event.result.winning_roll][2]
         reason = self.words.reason(event.result, code)
         self.shown_trick = list(event.rolls)
-        if any(isinstance(e, RoundScored) for e in self.queue):
-            self.frozen_round = len(self.session.state.rounds) - (
-                1 if self.session.state.is_terminal() else 2)
+        scored = next((e for e in self.queue if isinstance(e, RoundScored)), None)
+        if scored is not None:  # the round's last trick: keep its numbers on screen
+            self.frozen_round = scored.round_no - 1
         self.say(Text(self._("{name} wins the trick: {reason}").format(
             name=names[event.result.winner], reason=reason), style="bold green"))
         self.save()
@@ -336,9 +364,9 @@ class TableApp(App[None]):
         self.refresh_table()
 
     def show_round(self, event: RoundScored) -> None:
-        state = self.session.state
         _ = self._
-        table = render.round_table(self.words, state, self.session.names, event.round_no - 1)
+        summary = render.round_table(self.words, self.table.view(None), self.table.names,
+                                     event.round_no - 1)
         self.save()
         self.mode = "wait"
         self.refresh_table()
@@ -348,28 +376,29 @@ class TableApp(App[None]):
             self.pump()
 
         self.push_screen(
-            PageScreen(_("End of round {n}").format(n=event.round_no), table,
+            PageScreen(_("End of round {n}").format(n=event.round_no), summary,
                        _("Press Enter to continue.")), closed)
 
     def finish(self) -> None:
-        state = self.session.state
-        names = self.session.names
+        view = self.table.view(None)
+        names = self.table.names
         _ = self._
         self.mode = "over"
         self.active = None
         self.save()
-        winners = state.winners()
-        if len(winners) == 1:
+        totals = view.totals
+        best = winners(totals)
+        if len(best) == 1:
             verdict = _("{name} wins with {total} points!").format(
-                name=names[winners[0]], total=state.totals[winners[0]])
+                name=names[best[0]], total=totals[best[0]])
         else:
             verdict = _("Shared victory: {names} with {total} points!").format(
-                names=", ".join(names[w] for w in winners), total=state.totals[winners[0]])
+                names=", ".join(names[w] for w in best), total=totals[best[0]])
         self.say(Text(verdict, style="bold green"))
         self.refresh_table()
         content = Group(Text(verdict, style="bold"), Text(),
-                        render.ranking(self.words, state, names), Text(),
-                        render.score_pad(self.words, state, names))
+                        render.ranking(self.words, view, names), Text(),
+                        render.score_pad(self.words, view, names))
         self.push_screen(PageScreen(_("Game over"), content, self.saved_message))
 
     def save(self) -> bool:
@@ -377,7 +406,7 @@ class TableApp(App[None]):
         if self.save_path is None:
             return False
         try:
-            self.session.save(self.save_path)
+            save_table(self.table, self.save_path)
         except OSError as exc:
             self.saved_message = self._("Could not save the game: {error}").format(
                 error=exc.strerror or exc)
@@ -388,8 +417,9 @@ class TableApp(App[None]):
     # -- keys ----------------------------------------------------------------------------
 
     def hand_kinds(self, seat: int) -> list[str]:
-        hand = self.session.state.hand(seat)
-        return [k.name for k in self.session.state.dice_set.kinds if hand.counts[k.index]]
+        """The kinds of die behind ``seat``'s screen, in the dice panel's order."""
+        view = self.table.view(seat)
+        return [k.name for k in view.dice_set.kinds if view.hand.counts[k.index]]
 
     def on_key(self, event: object) -> None:
         key = getattr(event, "key", "")
@@ -430,7 +460,7 @@ class TableApp(App[None]):
         return False
 
     def bid_key(self, key: str) -> bool:
-        r = self.session.state.round_no
+        r = self.table.round_no
         if key.isdigit():
             self.bid_choice = min(int(key), r)
         elif key in ("up", "right", "plus"):
@@ -439,7 +469,7 @@ class TableApp(App[None]):
             self.bid_choice = max(0, self.bid_choice - 1)
         elif key == "enter" and self.active is not None:
             seat = self.active
-            self.say(self._("{name} has bid.").format(name=self.session.names[seat]))
+            self.say(self._("{name} has bid.").format(name=self.table.names[seat]))
             self.mode = "wait"
             self.call_later(self.apply, seat, Bid(self.bid_choice))
             return True
@@ -460,13 +490,15 @@ class TableApp(App[None]):
             self.cursor = (self.cursor + 1) % len(kinds)
         elif key == "enter":
             chosen = kinds[self.cursor]
-            legal = [a for a in self.session.state.legal_actions(seat) if isinstance(a, Roll)]
+            view = self.table.view(seat)
+            legal = [a for a in view.legal_actions if isinstance(a, Roll)]
             action = next((a for a in legal if a.kind.name == chosen), None)
             if action is None:
-                follow = self.session.state.dice_set.kinds[self.session.state.follow].colour
-                self.say(Text(self._("You must follow {colour} or roll a special die "
-                                     "(R9).").format(colour=self.words.kind(follow)),
-                              style="bold red"))
+                if view.follow is not None:
+                    follow = view.dice_set.kind(view.follow).colour
+                    self.say(Text(self._("You must follow {colour} or roll a special die "
+                                         "(R9).").format(colour=self.words.kind(follow)),
+                                  style="bold red"))
                 self.refresh_table()
                 return True
             self.mode = "wait"
@@ -486,26 +518,27 @@ class TableApp(App[None]):
 
     def show_score_pad(self) -> None:
         _ = self._
-        pad = render.score_pad(self.words, self.session.state, self.session.names, title=False)
+        pad = render.score_pad(self.words, self.table.view(None), self.table.names,
+                               title=False)
         self.push_screen(PageScreen(_("Score pad"), pad, _("Enter or Esc closes this page.")))
 
     def show_advice(self) -> None:
         _ = self._
-        state = self.session.state
-        seat = self.viewer
-        if seat is None or state.phase is not Phase.BID:
+        view = self.seat_view()
+        seat = view.seat
+        if seat is None or view.phase is not Phase.BID:
             self.say(_("The advisor helps with your bid: press a while bidding."))
             self.refresh_table()
             return
-        position = (seat - state.starter) % state.n
-        advice = advise(state.n, state.round_no, position, state.hand(seat),
-                        state.dice_set.name, state.variant.value, seed=0)
+        position = (seat - view.starter) % view.players
+        advice = advise(view.players, view.round_no, position, view.hand,
+                        view.dice_set.name, view.variant.value, seed=0)
         body = render.advice_page(self.words, advice)
         self.push_screen(PageScreen(_("Bid advisor"), body, _("Enter or Esc closes this page.")))
 
     def quit_and_save(self) -> None:
         saved = self.save()
-        if self.save_path is not None and not self.session.is_over():
+        if self.save_path is not None and not self.table.is_over():
             self.exit_note = self._("Game saved. Continue it with: minodice play --resume "
                                     "{path}").format(path=self.save_path) if saved else (
                 self.saved_message)

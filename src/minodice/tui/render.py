@@ -1,5 +1,8 @@
 """Rich text for the table's panels: your dice, the trick, the players, summaries.
 
+Every panel is drawn from a :class:`~minodice.core.view.SeatView` (what the person at the
+screen may know, or a spectator's view with no hand), never from the engine state.
+
 Every die is written with its name as well as its colour, so nothing depends on colour
 alone (``NO_COLOR`` and colourless terminals lose nothing).
 """
@@ -15,8 +18,8 @@ from rich.text import Text
 
 from minodice.bots.advisor import Advice
 from minodice.core.actions import Roll
-from minodice.core.dice import DieKind
-from minodice.core.state import GameState
+from minodice.core.dice import DiceSet, DieKind
+from minodice.core.view import SeatView
 from minodice.i18n.words import Words
 
 SYMBOL_MARK = "★"  # a special die showing its symbol
@@ -45,20 +48,21 @@ def die_text(words: Words, kind: DieKind, face: str | None = None) -> Text:
     return text
 
 
-def dice_panel(words: Words, state: GameState, seat: int | None, cursor: int,
-               show_faces: bool, choosing: bool) -> Text:
-    """The dice behind ``seat``'s screen, numbered; illegal ones marked with the reason."""
+def dice_panel(words: Words, view: SeatView, cursor: int, show_faces: bool,
+               choosing: bool) -> Text:
+    """The dice behind the screen of ``view``'s seat, numbered; illegal ones marked with the
+    reason. A spectator's view (no seat) shows that the dice are hidden."""
     _ = words._
     out = Text()
-    if seat is None:
+    if view.seat is None:
         out.append(_("Your dice are hidden."), style="italic")
         out.append("\n")
         out.append(_("The next player's screen opens when they are ready."), style="dim")
         return out
-    hand = state.hand(seat)
+    hand = view.hand
     out.append(_("Your dice") + "\n", style="underline")
-    legal = {a.kind.name for a in state.legal_actions(seat) if isinstance(a, Roll)}
-    kinds = [k for k in state.dice_set.kinds if hand.counts[k.index]]
+    legal = {a.kind.name for a in view.legal_actions if isinstance(a, Roll)}
+    kinds = [k for k in view.dice_set.kinds if hand.counts[k.index]]
     if not kinds:
         out.append(_("(none left this round)"), style="dim")
         return out
@@ -81,18 +85,17 @@ def dice_panel(words: Words, state: GameState, seat: int | None, cursor: int,
     if show_faces:
         out.append(_("{flag} flag · {symbol} symbol").format(flag=FLAG_MARK, symbol=SYMBOL_MARK)
                    + "\n", style="dim")
-    if blocked and state.follow >= 0:
-        colour = state.dice_set.kinds[state.follow]
+    if blocked and view.follow is not None:
+        colour = view.dice_set.kind(view.follow)
         out.append(_("✗ follow {colour} (R9)").format(colour=words.kind(colour.colour)),
                    style="italic")
     return out
 
 
-def trick_panel(words: Words, state: GameState, rolls: Sequence[tuple[int, int, int]],
+def trick_panel(words: Words, ds: DiceSet, rolls: Sequence[tuple[int, int, int]],
                 names: Sequence[str], rolling: tuple[int, int, str] | None) -> Text:
     """The dice rolled so far in this trick, the colour to follow, and a roll in flight."""
     _ = words._
-    ds = state.dice_set
     out = Text()
     out.append(_("Trick") + "\n", style="underline")
     follow = next((ds.kinds[k] for _s, k, _c in rolls if not ds.kinds[k].special), None)
@@ -116,11 +119,16 @@ def trick_panel(words: Words, state: GameState, rolls: Sequence[tuple[int, int, 
     return out
 
 
-def players_panel(words: Words, state: GameState, names: Sequence[str],
-                  viewer: int | None, active: int | None, round_index: int | None = None
-                  ) -> Table:
+def round_starter(view: SeatView, index: int) -> int:
+    """The start player of round ``index + 1`` (0-based ``index``): one seat on per round (R5)."""
+    return (view.starter - (view.round_no - 1 - index)) % view.players
+
+
+def players_panel(words: Words, view: SeatView, names: Sequence[str], active: int | None,
+                  round_index: int | None = None) -> Table:
     """Bids (once revealed), tricks won and totals — the top of the score pad.
 
+    The bid of ``view``'s own seat shows in brackets while the others are still bidding.
     With ``round_index``, the numbers of that (finished) round, shown while its last
     trick and summary are still on screen.
     """
@@ -130,68 +138,63 @@ def players_panel(words: Words, state: GameState, names: Sequence[str],
     table.add_column(_("Bid"), justify="right", no_wrap=True, min_width=3)
     table.add_column(_("Won"), justify="right", no_wrap=True, min_width=3)
     table.add_column(_("Total"), justify="right", no_wrap=True, min_width=5)
-    log = state.rounds[-1 if round_index is None else round_index]
-    bids = log.bids
-    won = [log.winners.count(s) for s in range(len(names))]
-    totals = log.totals if round_index is not None and log.totals else state.totals
-    starter = (state.config.first_starter + len(state.rounds) - 1
-               if round_index is None else state.config.first_starter + round_index)
+    bids: Sequence[int | None]
+    if round_index is None:
+        bids, all_in = view.bids, view.all_bids_in
+        won, totals = view.tricks_won, view.totals
+        starter = view.starter
+    else:
+        past = view.history[round_index]
+        bids, all_in = past.bids, True
+        won = tuple(past.trick_winners.count(s) for s in range(len(names)))
+        totals = past.totals or view.totals
+        starter = round_starter(view, round_index)
     for seat, name in enumerate(names):
-        marker = "▶" if seat == active else (
-            START_MARK if seat == starter % len(names) else " ")
-        if bids is not None:
-            bid = str(bids[seat])
-        elif seat == viewer and state.bids and state.bids[seat] >= 0:
-            bid = f"({state.bids[seat]})"
-        else:
-            bid = "?"
-        table.add_row(f"{marker}{name}", bid, str(won[seat]), str(totals[seat]))
+        marker = "▶" if seat == active else (START_MARK if seat == starter else " ")
+        bid = bids[seat]  # before all are in, only the view's own bid: in brackets
+        shown = "?" if bid is None else str(bid) if all_in else f"({bid})"
+        table.add_row(f"{marker}{name}", shown, str(won[seat]), str(totals[seat]))
     return table
 
 
-def round_table(words: Words, state: GameState, names: Sequence[str], index: int) -> Table:
+def round_table(words: Words, view: SeatView, names: Sequence[str], index: int) -> Table:
     """One finished round: bid, tricks won, points and bonus per player."""
     _ = words._
-    log = state.rounds[index]
+    past = view.history[index]
     table = Table(title=_("Round {n}").format(n=index + 1), expand=False, box=SIMPLE_HEAD)
     for title in (_("Player"), _("Bid"), _("Won"), _("Points"), _("Bonus"), _("Total")):
         table.add_column(title, justify="left" if title == _("Player") else "right")
-    assert log.bids is not None
-    assert log.points is not None
-    assert log.bonus is not None
-    assert log.totals is not None
     for seat, name in enumerate(names):
-        won = log.winners.count(seat)
-        table.add_row(name, str(log.bids[seat]), str(won), f"{log.points[seat]:+d}",
-                      str(log.bonus[seat]) if log.bonus[seat] else "", str(log.totals[seat]))
+        won = past.trick_winners.count(seat)
+        table.add_row(name, str(past.bids[seat]), str(won), f"{past.points[seat]:+d}",
+                      str(past.bonus[seat]) if past.bonus[seat] else "", str(past.totals[seat]))
     return table
 
 
-def score_pad(words: Words, state: GameState, names: Sequence[str], title: bool = True) -> Table:
+def score_pad(words: Words, view: SeatView, names: Sequence[str], title: bool = True) -> Table:
     """The score pad: running totals after every finished round."""
     _ = words._
     table = Table(title=_("Score pad") if title else None, expand=False, box=SIMPLE_HEAD)
     table.add_column(_("Round"), justify="right")
     for name in names:
         table.add_column(name[:10], justify="right")
-    for i, log in enumerate(state.rounds):
-        if log.totals is None:
-            break
-        table.add_row(str(i + 1), *(str(t) for t in log.totals))
+    for past in view.history:
+        table.add_row(str(past.round_no), *(str(t) for t in past.totals))
     return table
 
 
-def ranking(words: Words, state: GameState, names: Sequence[str]) -> Table:
+def ranking(words: Words, view: SeatView, names: Sequence[str]) -> Table:
     """Final ranking; players on the same total share a place (and the victory)."""
     _ = words._
+    totals = view.totals
     table = Table(title=_("Final ranking"), expand=False, box=SIMPLE_HEAD)
     table.add_column(_("Place"), justify="right")
     table.add_column(_("Player"))
     table.add_column(_("Total"), justify="right")
-    order = sorted(range(len(names)), key=lambda s: -state.totals[s])
+    order = sorted(range(len(names)), key=lambda s: -totals[s])
     for seat in order:
-        place = 1 + sum(1 for t in state.totals if t > state.totals[seat])
-        table.add_row(str(place), names[seat], str(state.totals[seat]))
+        place = 1 + sum(1 for t in totals if t > totals[seat])
+        table.add_row(str(place), names[seat], str(totals[seat]))
     return table
 
 
