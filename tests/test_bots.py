@@ -368,7 +368,7 @@ class Spy:
                 if seat != view.seat and bid is not None:
                     self.problems.append(f"saw seat {seat}'s bid early")
         rolled = sum(len(trick) for trick in view.round_tricks)
-        if (view.hand_sizes[view.seat] != view.hand.size
+        if (view.hand_sizes[view.own_seat] != view.hand.size
                 or sum(view.hand_sizes) != view.players * view.round_no - rolled):
             self.problems.append("hand sizes disagree with the dice rolled")
         return legal[int(rng.random() * len(legal))]
@@ -492,7 +492,7 @@ def decision_points(players: int, edition: str, seed: int) -> Iterable[tuple[Gam
 def check_sample(state: GameState, v: SeatView, hands: Sequence[Hand]) -> None:
     ds = v.dice_set
     assert len(hands) == v.players
-    assert hands[v.seat] == v.hand
+    assert hands[v.own_seat] == v.hand
     assert [h.size for h in hands] == list(v.hand_sizes)
     voids = shown_voids(v)
     for seat, hand in enumerate(hands):

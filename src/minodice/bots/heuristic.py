@@ -50,8 +50,8 @@ class EasyBot:
         strength = strength_of(view.dice_set)
         mask, best, empty = trick_summary(view)
         later = view.players - 1 - len(view.trick)
-        own_bid = view.bids[view.seat]
-        need = (own_bid if own_bid is not None else 0) - view.tricks_won[view.seat]
+        own_bid = view.bids[view.own_seat]
+        need = (own_bid if own_bid is not None else 0) - view.tricks_won[view.own_seat]
         kind = choose_kind(strength, [a.kind.index for a in rolls], mask, best, empty, later,
                            need, strength.power(view.players))
         return next(a for a in rolls if a.kind.index == kind)
@@ -96,8 +96,8 @@ class MediumBot:
         rolls = [a for a in legal if isinstance(a, Roll)]
         mask, best, empty = trick_summary(view)
         row = policy.strength.p_win_row(mask, best, empty, view.players - 1 - len(view.trick))
-        own_bid = view.bids[view.seat]
+        own_bid = view.bids[view.own_seat]
         kind = policy.choose([a.kind.index for a in rolls], view.hand.key, row,
                              own_bid if own_bid is not None else 0,
-                             view.tricks_won[view.seat], view.round_no)
+                             view.tricks_won[view.own_seat], view.round_no)
         return next(a for a in rolls if a.kind.index == kind)

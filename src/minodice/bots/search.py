@@ -130,7 +130,7 @@ def evaluate_bids(
     value = dict.fromkeys(bids, 0.0)
     points = dict.fromkeys(bids, 0.0)
     tricks = {b: [0] * (r + 1) for b in bids}
-    seat = view.seat
+    seat = view.own_seat
     for _ in range(samples):
         hands = sample_hands(view, rng)
         world = world_from_view(view, hands)
@@ -245,7 +245,7 @@ class SearchBot:
         work = len(legal) * max(1, sum(view.hand_sizes))
         samples = self._samples(self.play_budget, work)
         totals = [0.0] * len(legal)
-        seat = view.seat
+        seat = view.own_seat
         policy, smart = self.policy_for(view)
         for _ in range(samples):
             hands = self._sample_world(view, rng, strength)

@@ -83,6 +83,14 @@ class SeatView:
     legal_actions: tuple[Action, ...]
 
     @property
+    def own_seat(self) -> int:
+        """The seat of a player's view (a bot's always has one); ``ValueError`` for a
+        spectator's, who has none."""
+        if self.seat is None:
+            raise ValueError("a spectator's view has no seat")
+        return self.seat
+
+    @property
     def all_bids_in(self) -> bool:
         return all(self.has_bid)
 
