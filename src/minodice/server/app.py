@@ -31,6 +31,7 @@ from minodice import __version__
 from minodice.bots.advisor import AdviceError
 from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
 from minodice.i18n import LANGUAGES, translator
+from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
 from minodice.server.botpool import BotPool
 from minodice.server.lobby import ApiError, Lobby
@@ -45,7 +46,6 @@ from minodice.server.protocol import (
 from minodice.server.room import Room, Settings
 from minodice.server.store import Store
 from minodice.server.web import PAGE_HEADERS, STATIC, catalogue_messages, dice_set_json
-from minodice.tui.rules_text import rules_paragraphs
 
 log = logging.getLogger("minodice.server")
 
@@ -158,18 +158,28 @@ class GuardMiddleware:
                              f"{self.max_body} bytes")
             return
         seen = 0
+        too_large = started = False
 
         async def limited() -> Message:
-            nonlocal seen
+            nonlocal seen, too_large
             message = await receive()
             seen += len(message.get("body", b""))
             if seen > self.max_body:
+                too_large = True
                 raise _TooLargeError
             return message
 
-        try:
-            await self.app(scope, limited, send)
-        except _TooLargeError:
+        async def guarded(message: Message) -> None:
+            # FastAPI answers a body it could not read with its own 400: replaced by the 413.
+            nonlocal started
+            if too_large:
+                return
+            started = True
+            await send(message)
+
+        with contextlib.suppress(_TooLargeError):
+            await self.app(scope, limited, guarded)
+        if too_large and not started:
             await _send_json(send, 413, "too_large", "request body too large")
 
 

@@ -39,6 +39,7 @@ from minodice.core.rules import winners
 from minodice.core.state import Phase
 from minodice.core.view import SeatView
 from minodice.i18n import translator
+from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
 from minodice.play.table import (
     BidMade,
@@ -53,7 +54,6 @@ from minodice.play.table import (
     TrickWon,
 )
 from minodice.tui import render
-from minodice.tui.rules_text import rules_paragraphs
 from minodice.tui.screens import PageScreen, PassScreen
 
 CSS = """
