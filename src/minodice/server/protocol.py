@@ -165,6 +165,11 @@ def parse_client_message(text: str) -> Act | Chat:
         data = json.loads(text)
     except (ValueError, RecursionError):
         raise BadMessageError("bad_message", "not JSON") from None
+    try:  # "\ud800" is valid JSON but no text: echoed in a chat, it would break every socket
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError):
+        raise BadMessageError("bad_message", "a string holds a lone surrogate (not "
+                              "Unicode text)") from None
     if not isinstance(data, dict):
         raise BadMessageError("bad_message", "a message is a JSON object with a \"type\"")
     kind = data.get("type")
@@ -212,7 +217,11 @@ def seat_view_from_message(view: dict[str, Any]) -> SeatView:
         trick = rolls(view["trick"])
         round_tricks = tuple(finished) + ((trick,) if phase is Phase.PLAY else ())
         starter = int(view["starter"])
-        leader = trick[0].seat if trick else winners[-1] if winners else starter
+        # once the game is over, the leader is the one of the last trick played
+        last = (view["history"][-1].get("tricks")
+                if phase is Phase.OVER and view["history"] else None)
+        leader = (trick[0].seat if trick else winners[-1] if winners
+                  else int(last[-1]["rolls"][0]["seat"]) if last else starter)
         to_act = [int(s) for s in view["to_act"]]
         history = tuple(PastRound(
             int(p["round"]), tuple(Hand.from_kinds(ds, h) for h in p["hands"]),
