@@ -63,6 +63,7 @@ def _app(path: Path, http_rate: float = 20.0, http_burst: float = 60.0,
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The app in this process (this module's own ``server``: not conftest's live one)."""
     app = _app(tmp_path_factory.mktemp("fuzz") / "tables.db", http_rate=1e9, http_burst=1e9,
                ws_rate=1e9)
     with TestClient(app, raise_server_exceptions=False) as client:
