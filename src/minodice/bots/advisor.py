@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from minodice.bots.search import evaluate_bids
@@ -69,12 +70,15 @@ def advise(
     variant: str = "standard",
     samples: int | None = None,
     seed: int | None = None,
+    announced: Sequence[int | None] | None = None,
 ) -> Advice:
     """Advice for ``hand`` in ``round_no``, at ``seat`` places after the start player.
 
     ``samples`` (simulated rounds per bid) defaults to what about 20,000 simulated dice
     allow: many for small rounds, where play-outs are short, at least 60 for round 8 —
-    so that every answer takes about the same, short time.
+    so that every answer takes about the same, short time. ``announced``: bids already
+    announced, by seat after the start player (``None`` where not known); those players
+    then play for them.
     """
     ds = load_dice_set(dice_set)
     try:
@@ -109,6 +113,13 @@ def advise(
         if count > kind.count:
             raise AdviceError(f"the {ds.name} set has only {kind.count} {kind.name} "
                               f"{'die' if kind.count == 1 else 'dice'}")
+    if announced is not None:
+        if len(announced) != players:
+            raise AdviceError(f"announced bids: one entry per player ({players})")
+        for bid in announced:
+            if bid is not None and not 0 <= bid <= round_no:
+                raise AdviceError(f"a bid is 0 to {round_no} in round {round_no} (R6)")
+        announced = [None if s == seat else b for s, b in enumerate(announced)]
     if samples is None:
         samples = max(60, min(1000, ADVICE_BUDGET // ((round_no + 1) * players * round_no)))
     rng = random.Random(seed) if seed is not None else random.Random()
@@ -132,10 +143,10 @@ def advise(
     # Racing: every bid gets a first look; the three best get three times as many rounds,
     # so that the answer does not hang on the luck of a few simulated rounds.
     first = evaluate_bids(seat_view, rng, max(10, samples // 2), policy=policy,
-                          smart_seats=smart)
+                          smart_seats=smart, announced=announced)
     contenders = sorted(first.bids, key=lambda b: -first.mean_value[b])[:3]
     second = evaluate_bids(seat_view, rng, samples, contenders, policy=policy,
-                           smart_seats=smart)
+                           smart_seats=smart, announced=announced)
     per_bid = {b: first.samples + (second.samples if b in contenders else 0) for b in first.bids}
     points: dict[int, float] = {}
     tricks: dict[int, list[int]] = {}

@@ -117,11 +117,13 @@ def evaluate_bids(
     spite: float = 0.0,
     policy: ExpectedScorePolicy | None = None,
     smart_seats: frozenset[int] = frozenset(),
+    announced: Sequence[int | None] | None = None,
 ) -> BidEvaluation:
     """Simulate the round ``samples`` times for each candidate bid of ``view.seat``.
 
     ``policy`` and ``smart_seats`` choose who plays by the expected-score policy in the
-    play-outs (see :func:`playout`).
+    play-outs (see :func:`playout`). ``announced`` gives bids already known (at a table
+    that announces them in turn): those seats play for them instead of a heuristic bid.
     """
     strength = strength_of(view.dice_set)
     power = strength.power(view.players)
@@ -135,6 +137,8 @@ def evaluate_bids(
         hands = sample_hands(view, rng)
         world = world_from_view(view, hands)
         others = heuristic_bids(strength, hands, view.players, r)
+        if announced is not None:
+            others = [o if a is None else a for o, a in zip(others, announced, strict=True)]
         seed = rng.random()
         for b in bids:
             state = world.clone()

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
@@ -29,11 +29,12 @@ from starlette.websockets import WebSocketDisconnect
 
 from minodice import __version__
 from minodice.bots.advisor import AdviceError
+from minodice.bots.odds import OddsError
 from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
 from minodice.i18n import LANGUAGES, translator
 from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
-from minodice.server.botpool import BotPool
+from minodice.server.botpool import BotPool, advice_json, trick_odds_json
 from minodice.server.lobby import ApiError, Lobby
 from minodice.server.protocol import (
     MAX_MESSAGE,
@@ -100,6 +101,25 @@ class AdviseRequest(BaseModel):
     hand: list[str] = Field(min_length=1, max_length=8)
     edition: Literal["mino", "skull-king"] = "mino"
     variant: Literal["standard", "simplified"] = "standard"
+    announced: list[int | None] | None = Field(
+        None, max_length=6, description="bids already announced, by seat after the start "
+        "player (null where unknown); those players then play for them")
+
+
+class RolledDie(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+    die: str = Field(max_length=20)
+    face: int | str = Field(description="a face as in RECORD.md: 1–7, \"flag\" or a symbol")
+
+
+class TrickOddsRequest(BaseModel):
+    """``POST /api/odds/trick``: your dice and the trick so far."""
+
+    model_config = ConfigDict(strict=True, extra="ignore")
+    players: int = Field(ge=3, le=6)
+    hand: list[str] = Field(min_length=1, max_length=8)
+    rolled: list[RolledDie] = Field(default_factory=list, max_length=5)
+    edition: Literal["mino", "skull-king"] = "mino"
 
 
 class Rematch(BaseModel):
@@ -299,12 +319,20 @@ def create_app(
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/about", response_class=HTMLResponse, include_in_schema=False)
+    @app.get("/pad", response_class=HTMLResponse, include_in_schema=False)
+    @app.get("/odds", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/t/{table_id}", response_class=HTMLResponse, include_in_schema=False)
     async def home() -> HTMLResponse:
         """The page (lobby, table, about): one document; its script reads the address."""
         return HTMLResponse(page, headers=PAGE_HEADERS)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/sw.js", include_in_schema=False)
+    async def service_worker() -> FileResponse:
+        """At the site's root, so that it may keep every page for offline use."""
+        return FileResponse(STATIC / "sw.js", media_type="text/javascript",
+                            headers={"cache-control": "no-cache"})
 
     @app.get("/api/i18n/{lang}")
     async def translations(lang: str) -> dict[str, Any]:
@@ -333,12 +361,25 @@ def create_app(
     async def advise_bid(body: AdviseRequest) -> dict[str, Any]:
         """The bid advisor (the ``hard`` bot's model of play) for a hand, in a worker."""
         try:
-            return await bot_pool.advise(body.players, body.round, body.seat, body.hand,
-                                         body.edition, body.variant)
+            return await bot_pool.run(advice_json, body.players, body.round, body.seat,
+                                      ",".join(body.hand), body.edition, body.variant,
+                                      body.announced)
         except AdviceError as exc:
             raise ApiError(400, "bad_request", str(exc)) from None
         except (TimeoutError, BrokenProcessPool):
             raise ApiError(503, "unavailable", "the advisor is busy; try again") from None
+
+    @app.post("/api/odds/trick")
+    async def odds_in_trick(body: TrickOddsRequest) -> dict[str, Any]:
+        """During a trick: each of your dice's chance to take it (model: bots/odds.py)."""
+        rolled = [(r.die, r.face) for r in body.rolled]
+        try:
+            return await bot_pool.run(trick_odds_json, body.players, body.hand, rolled,
+                                      body.edition)
+        except OddsError as exc:
+            raise ApiError(400, "bad_request", str(exc)) from None
+        except (TimeoutError, BrokenProcessPool):
+            raise ApiError(503, "unavailable", "busy; try again") from None
 
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable) -> dict[str, Any]:
@@ -420,7 +461,7 @@ async def _serve_connection(websocket: WebSocket, room: Room, seat: int | None,
                             limits: Limits) -> None:
     conn = Connection(websocket, seat)
     await room.connect(conn)
-    refused = 0
+    refused = in_row = 0
     try:
         while True:
             message = await websocket.receive()
@@ -428,12 +469,16 @@ async def _serve_connection(websocket: WebSocket, room: Room, seat: int | None,
                 break
             if not limits.allow("c"):
                 refused += 1
+                in_row += 1
                 if refused > 200:
                     break  # a flood, not a client
-                if refused % 20 == 1:
+                # The first refusal of every burst is told (a client must know its act was
+                # dropped, or it waits for ever); a flood hears of it every 20 messages.
+                if in_row % 20 == 1:
                     conn.send(dumps(error_message("rate_limited",
                                                   "at most 20 messages a second")))
                 continue
+            in_row = 0
             text = message.get("text")
             if text is None:
                 conn.send(dumps(error_message("bad_message", "messages are JSON text")))

@@ -15,15 +15,17 @@ import logging
 import multiprocessing
 import random
 import secrets
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, TypeVar
 
 from minodice.bots.protocol import Bot, make_bot
 from minodice.core.actions import Action, parse_action
 from minodice.core.view import SeatView
 
 log = logging.getLogger("minodice.server")
+T = TypeVar("T")
 
 _bots: dict[str, Bot] = {}
 
@@ -37,12 +39,22 @@ def _decide(spec: str, seat_view: SeatView, seed: int) -> str:
     return str(action)
 
 
-def _advise(players: int, round_no: int, seat: int, hand: str, edition: str,
-            variant: str) -> dict[str, object]:
+def advice_json(players: int, round_no: int, seat: int, hand: str, edition: str,
+                variant: str, announced: list[int | None] | None = None) -> dict[str, object]:
     """Runs in a worker: the bid advisor's answer as JSON."""
     from minodice.bots.advisor import advise
 
-    return advise(players, round_no, seat, hand, edition, variant).to_json()
+    return advise(players, round_no, seat, hand, edition, variant,
+                  announced=announced).to_json()
+
+
+def trick_odds_json(players: int, hand: list[str], rolled: list[tuple[str, int | str]],
+                    edition: str) -> dict[str, object]:
+    """Runs in a worker: each die's chance to take the trick, as JSON."""
+    from minodice.bots.odds import trick_odds
+    from minodice.core.dice import load_dice_set
+
+    return trick_odds(load_dice_set(edition), players, hand, rolled).to_json()
 
 
 def _warm() -> int:
@@ -91,15 +103,11 @@ class BotPool:
         self.failures += 1
         return random.SystemRandom().choice(list(legal))
 
-    async def advise(self, players: int, round_no: int, seat: int, hand: list[str],
-                     edition: str, variant: str) -> dict[str, object]:
-        """The bid advisor in a worker (it simulates for ~50 ms: not on the event loop).
-
-        Raises the advisor's ``AdviceError`` for a question it cannot answer.
-        """
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Any pure computation in a worker (the advisor simulates for ~50–200 ms: never
+        on the event loop). Raises what ``fn`` raises; ``TimeoutError`` after ``timeout``."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool, _advise, players, round_no, seat,
-                                      ",".join(hand), edition, variant)
+        future = loop.run_in_executor(self._pool, fn, *args)
         try:
             return await asyncio.wait_for(future, self.timeout)
         except (TimeoutError, BrokenProcessPool):

@@ -3,7 +3,9 @@
 import { api, randomHex, store, takeSeat } from "./api.js";
 import { h, replace } from "./dom.js";
 import { LANGUAGES, _, chooseLanguage, lang, loadLanguage } from "./i18n.js";
-import { botName, invite, showTable } from "./table.js";
+import { showOdds } from "./odds.js";
+import { showPad } from "./pad.js";
+import { botName, showTable } from "./table.js";
 
 const root = document.getElementById("app");
 const toaster = document.getElementById("toast");
@@ -31,6 +33,10 @@ async function route() {
     leaveCurrent = await showTable(root, table[1], ui);
   } else if (path === "/about") {
     await showAbout();
+  } else if (path === "/pad") {
+    showPad(root, ui);
+  } else if (path === "/odds") {
+    showOdds(root, ui);
   } else {
     await showLobby();
   }
@@ -49,6 +55,8 @@ function renderNav() {
   replace(nav,
     h("a", { href: "/", class: "brand", onclick: link }, "Mino Dice"),
     h("a", { href: "/", onclick: link }, _("Play")),
+    h("a", { href: "/pad", onclick: link }, _("Score pad")),
+    h("a", { href: "/odds", onclick: link }, _("Odds")),
     h("a", { href: "/about", onclick: link }, _("About")),
     select);
 }
@@ -177,6 +185,8 @@ async function showAbout() {
 // -- start -------------------------------------------------------------------------------------
 
 window.addEventListener("popstate", route);
+// Offline: the service worker keeps the pages and their words for the score pad.
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 (async () => {
   await loadLanguage(chooseLanguage());
   if (!store.get("device")) store.set("device", randomHex(8));

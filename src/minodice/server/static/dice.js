@@ -47,6 +47,9 @@ function symbolRole(diceSet, name) {
 }
 
 // kind: {name, colour, special}; face: a record face (number, "flag", symbol) or null.
+// label: write the kind's first letters on a number die that shows no face; off where a
+// text next to the die names it (the hand's buttons), so that a button's visible text is
+// its name (WCAG 2.5.3) and nothing is read twice.
 export function die(diceSet, kind, face, { size = 48, label = true } = {}) {
   ensurePatterns();
   const fill = FILL[kind.colour] || "#777";
@@ -70,13 +73,12 @@ export function die(diceSet, kind, face, { size = 48, label = true } = {}) {
   } else {
     const role = symbolRole(diceSet, shown === null ? kind.name : shown);
     if (role >= 0) parts.push(s("path", { d: ICONS[role], fill: ink, opacity: shown === null ? 0.9 : 1 }));
-    else if (shown === null) {
+    else if (shown === null && label) {
       parts.push(s("text", { x: 40, y: 52, "text-anchor": "middle", "font-size": 30, "font-weight": 700, fill: ink },
         word(kind.name).slice(0, 2)));
     }
   }
   const svg = s("svg", { viewBox: "0 0 80 80", width: size, height: size, class: "die-svg", role: "img",
     "aria-label": title }, ...parts);
-  if (!label) return svg;
   return svg;
 }

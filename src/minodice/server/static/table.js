@@ -307,7 +307,7 @@ class TablePage {
         h("button", { class: "die-button" + (allowed ? "" : " blocked"), disabled: !choosing || !allowed,
           "aria-label": choosing ? (allowed ? _("Roll {die}", { die: label }) : `${label}: ${this.whyBlocked()}`) : label,
           onclick: () => this.send({ type: "act", turn: v.turn, action: `roll ${k.name}` }) },
-        die(this.dice, k, null, { size: 56 }),
+        die(this.dice, k, null, { size: 56, label: false }),
         h("span", { class: "label" }, label, allowed ? "" : " ✗")),
         this.showFaces ? h("div", { class: "faces", "aria-label": _("Faces of {die}", { die: word(k.name) }) },
           k.faces.map((f) => die(this.dice, k, f, { size: 22 }))) : null);

@@ -1,0 +1,122 @@
+"""During a trick: the chance that each of your dice takes it, for the physical game.
+
+The model, in one sentence: the players still to roll in this trick hold as many dice as
+you do, drawn at random from the dice not in sight (not behind your screen, not rolled in
+this trick), and each rolls one of the dice the follow rule (R9) lets them roll, chosen at
+random. Your die's faces are counted exactly; the others' hands, choices and faces are
+simulated, the same simulated worlds for each of your dice (so that the answers compare).
+
+>>> from minodice.core.dice import load_dice_set
+>>> odds = trick_odds(load_dice_set("mino"), 4, ["red", "gray"], [("purple", 2)], samples=200,
+...                   seed=1)
+>>> odds.follow, sorted(odds.chances)
+('purple', ['gray', 'red'])
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from minodice.core.dice import DiceSet
+from minodice.core.rules import resolve_trick
+
+
+class OddsError(ValueError):
+    """A trick that cannot be: too many dice, a face a die does not have, ..."""
+
+
+@dataclass(frozen=True)
+class TrickOdds:
+    follow: str | None                 # the colour to follow (the first number die's kind)
+    legal: tuple[str, ...]             # your dice that R9 lets you roll
+    chances: dict[str, float]          # per die kind you hold: chance to take the trick
+    later: int                         # players still to roll after you
+    samples: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"follow": self.follow, "legal": list(self.legal), "later": self.later,
+                "samples": self.samples,
+                "dice": [{"die": k, "chance": round(p, 4), "legal": k in self.legal}
+                         for k, p in sorted(self.chances.items(), key=lambda kv: -kv[1])]}
+
+
+def _legal(dice_set: DiceSet, held: Sequence[str], follow: str | None) -> list[str]:
+    """R9 for a hand (kinds, with repeats) and the colour to follow."""
+    kinds = sorted(set(held), key=lambda k: dice_set.kind(k).index)
+    if follow is None:
+        return kinds
+    colour = dice_set.kind(follow).colour
+    same = [k for k in kinds if not dice_set.kind(k).special
+            and dice_set.kind(k).colour == colour]
+    if not same:
+        return kinds
+    return [k for k in kinds if dice_set.kind(k).special or k in same]
+
+
+def trick_odds(dice_set: DiceSet, players: int, hand: Sequence[str],
+               rolled: Sequence[tuple[str, int | str]], samples: int = 1000,
+               seed: int | None = None) -> TrickOdds:
+    """The chance that each kind in ``hand`` takes the trick (see the module docstring).
+
+    ``rolled`` is the trick so far in rolling order: ``(kind, face)`` pairs.
+    """
+    if not 3 <= players <= 6:
+        raise OddsError(f"Mino Dice is for 3 to 6 players, not {players} (R1)")
+    if not hand:
+        raise OddsError("give the dice behind your screen")
+    if len(rolled) >= players:
+        raise OddsError(f"{len(rolled)} dice rolled already: a trick of {players} players is "
+                        "over")
+    for kind in hand:
+        if not dice_set.has_kind(kind):
+            raise OddsError(f"{kind!r} is not a die of the {dice_set.name} set")
+    codes: list[int] = []
+    for kind, face in rolled:
+        if not dice_set.has_kind(kind):
+            raise OddsError(f"{kind!r} is not a die of the {dice_set.name} set")
+        try:
+            code = dice_set.face(face).code
+        except ValueError:
+            raise OddsError(f"a {kind} die has no face {face!r}") from None
+        if code not in dice_set.face_codes[dice_set.kind(kind).index]:
+            raise OddsError(f"a {kind} die has no face {face!r} (R8)")
+        codes.append(code)
+    in_sight = Counter(hand) + Counter(k for k, _ in rolled)
+    for kind, count in in_sight.items():
+        if count > dice_set.kind(kind).count:
+            raise OddsError(f"the {dice_set.name} set has only {dice_set.kind(kind).count} "
+                            f"{kind} dice")
+    later = players - len(rolled) - 1
+    if later * len(hand) > dice_set.size - sum(in_sight.values()):
+        raise OddsError("not enough dice left in the bag for the others' hands")
+    follow = next((k for k, _ in rolled if not dice_set.kind(k).special), None)
+    legal = tuple(_legal(dice_set, hand, follow))
+    pool = [k.name for k in dice_set.kinds
+            for _ in range(k.count - in_sight.get(k.name, 0))]
+    rng = random.Random(seed)
+    me = len(rolled)
+    wins = dict.fromkeys(set(hand), 0.0)
+    faces = {k: [f.code for f in dice_set.kind(k).faces] for k in set(hand)}
+    for _ in range(samples):
+        drawn = rng.sample(pool, later * len(hand))
+        hands = [drawn[i * len(hand):(i + 1) * len(hand)] for i in range(later)]
+        choice_u = [rng.random() for _ in range(later)]
+        face_u = [int(rng.random() * 6) for _ in range(later)]
+        for kind in wins:
+            colour = follow if follow is not None or dice_set.kind(kind).special else kind
+            others: list[int] = []
+            current = colour
+            for i, held in enumerate(hands):
+                options = _legal(dice_set, held, current)
+                pick = options[int(choice_u[i] * len(options))]
+                if current is None and not dice_set.kind(pick).special:
+                    current = pick
+                others.append(dice_set.kind(pick).faces[face_u[i]].code)
+            for code in faces[kind]:
+                order = [*codes, code, *others]
+                if resolve_trick(list(enumerate(order))).winner == me:
+                    wins[kind] += 1 / 6
+    return TrickOdds(follow, legal, {k: w / samples for k, w in wins.items()}, later, samples)

@@ -1,0 +1,165 @@
+// Odds for the dice behind your screen (/odds), for the physical game: before bidding, each
+// bid's chance and expected score (the server's bid advisor, the `hard` bot's model); during
+// a trick, each of your dice's chance to take it. The model is stated under every answer.
+import { api, diceSet, store } from "./api.js";
+import { die } from "./dice.js";
+import { h, replace } from "./dom.js";
+import { _, word } from "./i18n.js";
+
+const ROUNDS = { 3: 8, 4: 8, 5: 7, 6: 6 };
+
+export async function showOdds(root, ui) {
+  const saved = store.get("odds", {});
+  const state = {
+    mode: saved.mode || "bid", edition: saved.edition || "mino", players: saved.players || 4,
+    position: saved.position || 0, hand: {}, rolled: [], announced: {}, answer: null, busy: false,
+  };
+  let dice = await diceSet(state.edition);
+
+  const remember = () => store.set("odds", { mode: state.mode, edition: state.edition, players: state.players, position: state.position });
+  const size = () => Object.values(state.hand).reduce((a, b) => a + b, 0);
+
+  async function ask() {
+    const hand = dice.kinds.flatMap((k) => Array(state.hand[k.name] || 0).fill(k.name));
+    if (!hand.length) { ui.toast(_("Tap the dice behind your screen first.")); return; }
+    state.busy = true;
+    draw();
+    try {
+      if (state.mode === "bid") {
+        const announced = Array.from({ length: state.players }, (_x, p) => (p in state.announced ? state.announced[p] : null));
+        state.answer = { mode: "bid", data: await api("POST", "/api/advise", { players: state.players, round: hand.length,
+          seat: state.position, hand, edition: state.edition, variant: "standard",
+          announced: announced.some((b) => b !== null) ? announced : null }) };
+      } else {
+        state.answer = { mode: "trick", data: await api("POST", "/api/odds/trick", { players: state.players, hand,
+          rolled: state.rolled, edition: state.edition }) };
+      }
+    } catch (err) {
+      state.answer = null;
+      ui.toast(err.message);
+    }
+    state.busy = false;
+    draw();
+  }
+
+  function picker() {
+    return h("ul", { class: "odds-dice" }, dice.kinds.map((k) => {
+      const count = state.hand[k.name] || 0;
+      const change = (d) => {
+        const next = Math.max(0, Math.min(k.count, count + d));
+        if (d > 0 && size() >= 8) return;
+        state.hand[k.name] = next;
+        state.answer = null;
+        draw();
+      };
+      return h("li", {}, die(dice, k, null, { size: 40 }),
+        h("span", { class: "label" }, word(k.name)),
+        h("div", { class: "stepper" },
+          h("button", { type: "button", "aria-label": _("{what}: one less", { what: word(k.name) }), onclick: () => change(-1) }, "−"),
+          h("output", { "aria-label": word(k.name) }, String(count)),
+          h("button", { type: "button", "aria-label": _("{what}: one more", { what: word(k.name) }), onclick: () => change(1) }, "+")));
+    }));
+  }
+
+  function bidInputs() {
+    const r = size();
+    const positions = h("select", { id: "odds-position", onchange: (e) => { state.position = Number(e.target.value); state.answer = null; remember(); draw(); } },
+      Array.from({ length: state.players }, (_x, p) => h("option", { value: p, selected: p === state.position },
+        p === 0 ? _("You start the round") : _("{n} after the start player", { n: p }))));
+    const announced = Array.from({ length: state.players }, (_x, p) => p).filter((p) => p !== state.position).map((p) =>
+      h("li", {}, h("label", { for: `odds-bid-${p}` }, p === 0 ? _("The start player") : _("{n} after the start player", { n: p })),
+        h("select", { id: `odds-bid-${p}`, onchange: (e) => {
+          if (e.target.value === "") delete state.announced[p]; else state.announced[p] = Number(e.target.value);
+          state.answer = null;
+        } }, h("option", { value: "" }, _("not known")),
+        Array.from({ length: Math.max(r, 1) + 1 }, (_y, b) => h("option", { value: b, selected: state.announced[p] === b }, String(b))))));
+    return [
+      h("div", { class: "field" }, h("label", { for: "odds-position" }, _("Your seat")), positions),
+      h("p", { class: "hint" }, r ? _("Round {n}: {n} dice behind your screen.", { n: r }) : _("Round: as many as your dice.")),
+      h("details", {}, h("summary", {}, _("Bids already announced (optional)")), h("ul", { class: "announced" }, announced)),
+    ];
+  }
+
+  function trickInputs() {
+    const kind = h("select", { id: "odds-rolled-kind", "aria-label": _("Die rolled") }, dice.kinds.map((k) => h("option", { value: k.name }, word(k.name))));
+    const face = h("select", { id: "odds-rolled-face", "aria-label": _("Face shown") });
+    const faces = () => {
+      const k = dice.kinds.find((x) => x.name === kind.value);
+      replace(face, [...new Set(k.faces.map(String))].map((f) => h("option", { value: f }, word(f))));
+    };
+    kind.addEventListener("change", faces);
+    faces();
+    const follow = state.rolled.map((r) => dice.kinds.find((k) => k.name === r.die)).find((k) => k && !k.special);
+    return [
+      h("h3", {}, _("Rolled in this trick so far")),
+      state.rolled.length ? h("ol", { class: "rolls" }, state.rolled.map((r, i) => h("li", { class: "roll" },
+        die(dice, dice.kinds.find((k) => k.name === r.die), r.face, { size: 40 }),
+        h("button", { class: "small", "aria-label": _("Remove"), onclick: () => { state.rolled.splice(i, 1); state.answer = null; draw(); } }, "×"))))
+        : h("p", { class: "hint" }, _("Nothing yet: you lead.")),
+      h("p", {}, follow ? _("Follow: {colour}", { colour: word(follow.colour) }) : _("No colour yet")),
+      h("div", { class: "row" }, kind, face, h("button", { type: "button", onclick: () => {
+        if (state.rolled.length >= state.players - 1) return;
+        const f = /^\d+$/.test(face.value) ? Number(face.value) : face.value;
+        state.rolled.push({ die: kind.value, face: f });
+        state.answer = null;
+        draw();
+      } }, _("Add"))),
+    ];
+  }
+
+  function answer() {
+    const a = state.answer;
+    if (!a) return null;
+    if (a.mode === "bid") {
+      const d = a.data;
+      return h("section", { class: "card advice", id: "odds-answer", "aria-live": "polite" },
+        h("h2", {}, _("Best bid: {bid}", { bid: d.best_bid })),
+        h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Bid")), h("th", { scope: "col" }, _("Makes it")), h("th", { scope: "col" }, _("Expected score")))),
+          h("tbody", {}, d.bids.map((b) => h("tr", { class: b.bid === d.best_bid ? "best" : "" },
+            h("td", {}, String(b.bid)), h("td", {}, `${Math.round(b.make_chance * 100)}%`),
+            h("td", {}, (b.expected_score >= 0 ? "+" : "") + b.expected_score.toFixed(1)))))),
+        h("h3", {}, _("Tricks won when playing for {bid}:", { bid: d.best_bid })),
+        h("ul", { class: "bars" }, d.tricks_distribution.map((p, k) => (p > 0 ? h("li", {},
+          h("span", { class: "k" }, String(k)), h("span", { class: "bar", "data-w": Math.round(p * 100) }), h("span", {}, `${Math.round(p * 100)}%`)) : null))),
+        h("p", { class: "hint model" }, _("Model: the other dice are dealt at random from the dice you cannot see; everyone bids by their dice's strength (or as announced) and plays for their bid; {n} simulated rounds for the best bid, the others fewer.", { n: d.samples })));
+    }
+    const d = a.data;
+    return h("section", { class: "card advice", id: "odds-answer", "aria-live": "polite" },
+      h("h2", {}, _("Chance to take this trick")),
+      h("table", {}, h("tbody", {}, d.dice.map((x) => h("tr", { class: x.legal ? "" : "blocked" },
+        h("th", { scope: "row" }, word(x.die)), h("td", {}, `${Math.round(x.chance * 100)}%`),
+        h("td", {}, x.legal ? "" : _("✗ follow {colour} (R9)", { colour: word(dice.kinds.find((k) => k.name === d.follow).colour) })))))),
+      h("p", { class: "hint model" }, _("Model: the {n} players still to roll hold as many dice as you, dealt at random from the dice not in sight, and each rolls a die they may roll (R9) at random; {samples} simulated tricks.", { n: d.later, samples: d.samples })));
+  }
+
+  function draw() {
+    const edition = h("select", { id: "odds-edition", onchange: async (e) => {
+      state.edition = e.target.value; state.hand = {}; state.rolled = []; state.answer = null;
+      dice = await diceSet(state.edition); remember(); draw();
+    } }, h("option", { value: "mino", selected: state.edition === "mino" }, _("Mino Dice")),
+    h("option", { value: "skull-king", selected: state.edition === "skull-king" }, _("Skull King – The Dice Game")));
+    const players = h("select", { id: "odds-players", onchange: (e) => {
+      state.players = Number(e.target.value); state.position = Math.min(state.position, state.players - 1);
+      state.announced = {}; state.answer = null; remember(); draw();
+    } }, [3, 4, 5, 6].map((n) => h("option", { value: n, selected: n === state.players }, String(n))));
+    const tab = (mode, label) => h("button", { role: "tab", "aria-selected": String(state.mode === mode), class: state.mode === mode ? "primary" : "",
+      onclick: () => { state.mode = mode; state.answer = null; remember(); draw(); } }, label);
+    const r = size();
+    const tooMany = state.mode === "bid" && r > ROUNDS[state.players];
+    replace(root,
+      h("section", { class: "card" },
+        h("h1", {}, _("Odds for your dice")),
+        h("div", { class: "row", role: "tablist" }, tab("bid", _("Before bidding")), tab("trick", _("During a trick"))),
+        h("div", { class: "field" }, h("label", { for: "odds-edition" }, _("Edition")), edition),
+        h("div", { class: "field" }, h("label", { for: "odds-players" }, _("Players")), players),
+        h("h2", {}, _("Your dice")), picker(),
+        state.mode === "bid" ? bidInputs() : trickInputs(),
+        tooMany ? h("p", { class: "why" }, _("A {p}-player game has {n} rounds at most (R2).", { p: state.players, n: ROUNDS[state.players] })) : null,
+        h("button", { class: "primary big", id: "odds-go", disabled: state.busy || tooMany || !r, onclick: ask },
+          state.busy ? _("Computing…") : _("Show the odds"))),
+      answer());
+    for (const bar of root.querySelectorAll(".bar")) bar.style.width = `${bar.dataset.w * 2}px`;
+  }
+
+  draw();
+}

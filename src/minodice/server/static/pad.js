@@ -1,0 +1,304 @@
+// The score pad (/pad) for the physical game: names, edition and variant; each round every
+// bid, then the tricks won and the bonuses; points and running totals by RULES.md; earlier
+// rounds can be corrected. Games stay on this device (local storage) and the page works
+// offline. Export/import format: docs/PAD.md.
+import { store } from "./api.js";
+import { h, replace } from "./dom.js";
+import { _, capital, word } from "./i18n.js";
+import { ROUNDS, bonusValue, checkRound, ranking, scoreGame } from "./pad-score.js";
+
+const SYMBOLS = { mino: ["minotaur", "griffin", "mermaid"], "skull-king": ["skull-king", "pirate", "mermaid"] };
+const TITLES = { mino: "Mino Dice", "skull-king": "Skull King – The Dice Game" };
+
+function games() { return store.get("pad.games", {}); }
+function saveGame(game) {
+  const all = games();
+  game.updated = Date.now();
+  all[game.id] = game;
+  store.set("pad.games", all);
+}
+function newId() {
+  const a = new Uint8Array(6);
+  crypto.getRandomValues(a);
+  return Array.from(a, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function blankRound(n) {
+  return { bids: Array(n).fill(0), won: Array(n).fill(0), griffins: Array(n).fill(0), mermaid: Array(n).fill(false), done: false };
+}
+
+// A game read from a file or from storage: checked for shape, so a broken file cannot break the page.
+export function readGame(data) {
+  const fail = (why) => { throw new Error(_("Not a score pad file: {why}", { why })); };
+  if (!data || data.format !== "minodice-pad" || data.version !== 1) fail('"format" must be "minodice-pad", version 1');
+  const players = data.players;
+  if (!Array.isArray(players) || players.length < 3 || players.length > 6
+      || !players.every((p) => typeof p === "string" && p.trim() && p.length <= 24)
+      || new Set(players).size !== players.length) fail("3 to 6 distinct names");
+  if (!SYMBOLS[data.edition]) fail('"edition" is mino or skull-king');
+  if (!["standard", "simplified"].includes(data.variant)) fail('"variant" is standard or simplified');
+  const n = players.length;
+  if (!Array.isArray(data.rounds) || data.rounds.length > ROUNDS[n]) fail(`at most ${ROUNDS[n]} rounds`);
+  const intList = (x, ok) => Array.isArray(x) && x.length === n && x.every(ok);
+  const rounds = data.rounds.map((r, i) => {
+    if (!r || !intList(r.bids, Number.isInteger) || !intList(r.won, Number.isInteger)) fail(`round ${i + 1}: bids and won, one whole number per player`);
+    const griffins = r.griffins === undefined ? Array(n).fill(0) : r.griffins;
+    const mermaid = r.mermaid === undefined ? Array(n).fill(false) : r.mermaid;
+    if (!intList(griffins, Number.isInteger) || !intList(mermaid, (m) => typeof m === "boolean")) fail(`round ${i + 1}: bonus entries`);
+    const round = { bids: r.bids, won: r.won, griffins, mermaid, done: r.done !== false };
+    if (round.done && checkRound(i + 1, round, n, data.variant).length) fail(`round ${i + 1} breaks the rules`);
+    return round;
+  });
+  return { format: "minodice-pad", version: 1, id: typeof data.id === "string" ? data.id.slice(0, 40) : newId(),
+    created: Number(data.created) || Date.now(), players: players.slice(), edition: data.edition,
+    variant: data.variant, rounds };
+}
+
+export function exportGame(game) {
+  return { format: "minodice-pad", version: 1, id: game.id, created: game.created, edition: game.edition,
+    variant: game.variant, players: game.players,
+    rounds: game.rounds.map((r) => ({ bids: r.bids, won: r.won, griffins: r.griffins, mermaid: r.mermaid, done: r.done })) };
+}
+
+export function toCsv(game) {
+  const scored = scoreGame(game);
+  const cell = (x) => {
+    const text = String(x);
+    const safe = /^[=+\-@\t\r]/.test(text) && !/^-?\d+$/.test(text) ? "'" + text : text; // no formulas
+    return /[",\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  };
+  const lines = [["round", ...game.players.flatMap((p) => [`${p} bid`, `${p} won`, `${p} bonus`, `${p} points`, `${p} total`])]];
+  scored.forEach((s, i) => {
+    const r = game.rounds[i];
+    lines.push([s.round, ...game.players.flatMap((_p, j) => [r.bids[j], r.won[j], s.bonus[j], s.points[j], s.totals[j]])]);
+  });
+  return lines.map((l) => l.map(cell).join(",")).join("\r\n") + "\r\n";
+}
+
+function download(name, type, text) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = h("a", { href: url, download: name });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+// -- the pages --------------------------------------------------------------------------------
+
+export function showPad(root, ui) {
+  const params = new URLSearchParams(location.search);
+  const id = params.get("game");
+  const game = id && games()[id];
+  if (game) new PadGame(root, ui, game).render();
+  else showPadHome(root, ui);
+}
+
+function showPadHome(root, ui) {
+  const list = Object.values(games()).sort((a, b) => (b.updated || 0) - (a.updated || 0));
+  const names = h("ol", { class: "pad-names" });
+  const addName = (value = "") => {
+    const i = names.children.length;
+    names.appendChild(h("li", {}, h("label", { for: `pad-name-${i}`, class: "sr-only" }, _("Player {n}", { n: i + 1 })),
+      h("input", { id: `pad-name-${i}`, maxlength: 24, value, placeholder: _("Player {n}", { n: i + 1 }) })));
+  };
+  for (let i = 0; i < 4; i++) addName();
+  const edition = h("select", { id: "pad-edition" }, h("option", { value: "mino" }, _("Mino Dice")),
+    h("option", { value: "skull-king" }, _("Skull King – The Dice Game")));
+  const variant = h("select", { id: "pad-variant" }, h("option", { value: "standard" }, _("Standard scoring")),
+    h("option", { value: "simplified" }, _("Simplified: no minus points, no bonus")));
+  const file = h("input", { type: "file", id: "pad-import", accept: "application/json,.json", onchange: async () => {
+    try {
+      const game = readGame(JSON.parse(await file.files[0].text()));
+      if (games()[game.id] && !confirm(_("This device already has this game. Replace it?"))) return;
+      saveGame(game);
+      ui.go(`/pad?game=${game.id}`);
+    } catch (err) { ui.toast(err instanceof SyntaxError ? _("Not a score pad file: {why}", { why: "JSON" }) : err.message); }
+  } });
+  const form = h("form", { class: "card", onsubmit: (e) => {
+    e.preventDefault();
+    const players = Array.from(names.querySelectorAll("input"), (i) => i.value.trim()).filter(Boolean);
+    if (players.length < 3 || players.length > 6) { ui.toast(_("A game needs 3 to 6 players (R1).")); return; }
+    if (new Set(players).size !== players.length) { ui.toast(_("Names must be different.")); return; }
+    const game = { format: "minodice-pad", version: 1, id: newId(), created: Date.now(), players,
+      edition: edition.value, variant: variant.value, rounds: [blankRound(players.length)] };
+    saveGame(game);
+    ui.go(`/pad?game=${game.id}`);
+  } },
+  h("h1", {}, _("Score pad")),
+  h("p", {}, _("For a game at a real table: enter the bids, then the tricks and bonuses; the pad does the sums by the rules.")),
+  h("fieldset", {}, h("legend", {}, _("Players (3 to 6, in seating order)")), names,
+    h("button", { type: "button", onclick: () => { if (names.children.length < 6) addName(); } }, _("Add a player"))),
+  h("div", { class: "field" }, h("label", { for: "pad-edition" }, _("Edition")), edition),
+  h("div", { class: "field" }, h("label", { for: "pad-variant" }, _("Scoring")), variant),
+  h("button", { type: "submit", class: "primary big", id: "pad-start" }, _("Start scoring")));
+  replace(root, form,
+    h("section", { class: "card" }, h("h2", {}, _("Games on this device")),
+      list.length ? h("ul", { class: "pad-list" }, list.map((g) => h("li", {},
+        h("a", { href: `/pad?game=${g.id}`, onclick: (e) => { e.preventDefault(); ui.go(`/pad?game=${g.id}`); } },
+          g.players.join(", ")), " ", h("small", {}, new Date(g.created).toLocaleDateString()),
+        " ", h("button", { class: "small", onclick: () => {
+          if (!confirm(_("Delete this game from this device?"))) return;
+          const all = games(); delete all[g.id]; store.set("pad.games", all); showPadHome(root, ui);
+        } }, _("Delete"))))) : h("p", { class: "hint" }, _("None yet.")),
+      h("label", { for: "pad-import" }, _("Import a game (JSON)")), file));
+}
+
+class PadGame {
+  constructor(root, ui, game) {
+    this.root = root;
+    this.ui = ui;
+    this.game = game;
+    this.editing = game.rounds.length - 1;
+    const last = game.rounds[this.editing];
+    this.stage = last && last.done ? "view" : "bids";
+    this.problems = [];
+  }
+
+  get n() { return this.game.players.length; }
+  get total() { return ROUNDS[this.n]; }
+
+  render() {
+    const g = this.game;
+    const scored = scoreGame(g);
+    const over = scored.length === this.total;
+    replace(this.root,
+      h("section", { class: "card pad-head" },
+        h("h1", {}, _("Score pad") + " · " + _(TITLES[g.edition])),
+        h("p", {}, g.variant === "simplified" ? _("Simplified: no minus points, no bonus") : _("Standard scoring"))),
+      over && this.stage === "view" ? this.finalCard(scored) : this.editor(),
+      this.grid(scored),
+      this.tools());
+  }
+
+  editor() {
+    const g = this.game;
+    const r = this.editing + 1;
+    const entry = g.rounds[this.editing];
+    const [minotaur, griffin, mermaid] = SYMBOLS[g.edition].map((s) => word(s));
+    const stepper = (id, label, value, max, set) => h("div", { class: "stepper" },
+      h("button", { type: "button", "aria-label": _("{what}: one less", { what: label }), onclick: () => { set(Math.max(0, value - 1)); this.render(); } }, "−"),
+      h("output", { id, "aria-live": "polite", "aria-label": label }, String(value)),
+      h("button", { type: "button", "aria-label": _("{what}: one more", { what: label }), onclick: () => { set(Math.min(max, value + 1)); this.render(); } }, "+"));
+    const rows = g.players.map((name, p) => {
+      const parts = [h("h3", {}, name),
+        h("div", { class: "pad-field" }, h("span", {}, _("Bid")),
+          stepper(`bid-${p}`, _("Bid of {name}", { name }), entry.bids[p], r, (v) => { entry.bids[p] = v; }))];
+      if (this.stage === "tricks") {
+        parts.push(h("div", { class: "pad-field" }, h("span", {}, _("Won")),
+          stepper(`won-${p}`, _("Tricks won by {name}", { name }), entry.won[p], r, (v) => { entry.won[p] = v; })));
+        if (g.variant === "standard") {
+          parts.push(h("div", { class: "pad-field" },
+            h("label", { for: `griffins-${p}` }, capital(_("{griffin}s taken by the {minotaur}", { griffin, minotaur }))),
+            h("select", { id: `griffins-${p}`, onchange: (e) => { entry.griffins[p] = Number(e.target.value); this.render(); } },
+              [0, 1, 2, 3].map((k) => h("option", { value: k, selected: entry.griffins[p] === k }, String(k))))));
+          parts.push(h("div", { class: "pad-field check" },
+            h("input", { type: "checkbox", id: `mermaid-${p}`, checked: entry.mermaid[p],
+              onchange: (e) => { entry.mermaid[p] = e.target.checked; this.render(); } }),
+            h("label", { for: `mermaid-${p}` }, capital(_("{minotaur} taken by a {mermaid}", { minotaur, mermaid })))));
+        }
+      }
+      return h("li", { class: "pad-player" }, parts);
+    });
+    const sum = entry.won.reduce((a, b) => a + b, 0);
+    return h("section", { class: "card pad-editor", "aria-label": _("Round {n}", { n: r }) },
+      h("h2", {}, _("Round {n} of {total}", { n: r, total: this.total }) + " · " +
+        (this.stage === "bids" ? _("Bids") : _("Tricks and bonuses"))),
+      h("p", { class: "hint" }, this.stage === "bids" ? _("Everyone has bid? Enter each bid (0 to {n}).", { n: r })
+        : _("Tricks entered: {sum} of {n}.", { sum, n: r })),
+      h("ul", { class: "pad-players" }, rows),
+      this.problems.length ? h("ul", { class: "problems", role: "alert" }, this.problems.map((p) => h("li", {}, this.problemText(p)))) : null,
+      h("div", { class: "row" },
+        this.stage === "bids"
+          ? h("button", { class: "primary", id: "pad-next", onclick: () => this.bidsDone() }, _("Bids done: enter tricks"))
+          : [h("button", { onclick: () => { this.stage = "bids"; this.problems = []; this.render(); } }, _("Back to bids")),
+            h("button", { class: "primary", id: "pad-score", onclick: () => this.scoreRound() }, _("Score this round"))]));
+  }
+
+  problemText(p) {
+    const name = p.player !== undefined ? this.game.players[p.player] : "";
+    const r = this.editing + 1;
+    const [minotaur] = SYMBOLS[this.game.edition].map((s) => word(s));
+    const text = {
+      bid: _("{name}: a bid is 0 to {n} in round {n}", { name, n: r }),
+      won: _("{name}: tricks won are 0 to {n}", { name, n: r }),
+      sum: _("The tricks add up to {total}, but round {n} has {n} tricks", { total: p.total, n: r }),
+      simplified: _("The simplified variant has no bonuses"),
+      "one-minotaur": _("There is one {minotaur} die: only one bonus of it per round", { minotaur }),
+      griffins: _("{name}: at most {k} other dice in a trick", { name, k: Math.min(3, this.n - 1) }),
+      "bonus-no-trick": _("{name}: a bonus needs a trick won", { name }),
+    }[p.key];
+    return `${text} (${p.rule})`;
+  }
+
+  bidsDone() {
+    const entry = this.game.rounds[this.editing];
+    this.problems = checkRound(this.editing + 1, entry, this.n, this.game.variant, "bids");
+    if (!this.problems.length) this.stage = "tricks";
+    saveGame(this.game);
+    this.render();
+  }
+
+  scoreRound() {
+    const g = this.game;
+    const entry = g.rounds[this.editing];
+    this.problems = checkRound(this.editing + 1, entry, this.n, g.variant);
+    if (this.problems.length) { this.render(); return; }
+    entry.done = true;
+    const last = g.rounds.length - 1;
+    if (this.editing === last && g.rounds.length < this.total) {
+      g.rounds.push(blankRound(this.n));
+      this.editing = g.rounds.length - 1;
+      this.stage = "bids";
+    } else {
+      // a correction: go back to the round being played (everything after recomputes)
+      this.editing = g.rounds.length - 1;
+      this.stage = g.rounds[this.editing].done ? "view" : "bids";
+    }
+    saveGame(g);
+    this.render();
+  }
+
+  grid(scored) {
+    const g = this.game;
+    return h("section", { class: "card pad-grid", "aria-label": _("Score sheet") },
+      h("h2", {}, _("Score sheet")),
+      h("div", { class: "scroll" }, h("table", {},
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Round")), g.players.map((p) => h("th", { scope: "col" }, p)), h("th", { scope: "col", class: "no-print" }, ""))),
+        h("tbody", {}, scored.map((s, i) => h("tr", {},
+          h("th", { scope: "row" }, String(s.round)),
+          g.players.map((_p, j) => h("td", {},
+            h("span", { class: "bw" }, `${g.rounds[i].bids[j]}/${g.rounds[i].won[j]}`),
+            h("span", { class: "pts" }, (s.points[j] > 0 ? "+" : "") + s.points[j] + (s.bonus[j] ? ` (${_("bonus")} ${s.bonus[j]})` : "")),
+            h("strong", { class: "tot" }, String(s.totals[j])))),
+          h("td", { class: "no-print" }, h("button", { class: "small", id: `edit-${s.round}`, onclick: () => {
+            this.editing = i; this.stage = "tricks"; this.problems = []; this.render();
+          } }, _("Correct"))))))),
+      h("p", { class: "hint" }, _("Each cell: bid/won, points, running total."))));
+  }
+
+  finalCard(scored) {
+    const totals = scored[scored.length - 1].totals;
+    const order = ranking(totals);
+    const winners = order.filter((o) => o.winner).map((o) => this.game.players[o.player]);
+    return h("section", { class: "card final", "aria-label": _("Final ranking") },
+      h("h2", {}, _("Final ranking")),
+      h("p", { class: "verdict" }, winners.length === 1
+        ? _("{name} wins with {total} points!", { name: winners[0], total: order[0].total })
+        : _("Shared victory: {names} with {total} points!", { names: winners.join(", "), total: order[0].total })),
+      h("table", {}, h("tbody", {}, order.map((o) => h("tr", {}, h("td", {}, String(o.place)),
+        h("th", { scope: "row" }, this.game.players[o.player]), h("td", {}, String(o.total)))))));
+  }
+
+  tools() {
+    const g = this.game;
+    const stamp = new Date(g.created).toISOString().slice(0, 10);
+    return h("nav", { class: "toolbar no-print", "aria-label": _("Score pad tools") },
+      h("button", { onclick: () => download(`mino-dice-pad-${stamp}.json`, "application/json", JSON.stringify(exportGame(g), null, 2)) }, _("Export (JSON)")),
+      h("button", { onclick: () => download(`mino-dice-pad-${stamp}.csv`, "text/csv", toCsv(g)) }, _("Export (CSV)")),
+      h("button", { onclick: () => window.print() }, _("Print")),
+      h("a", { class: "button", href: "/pad", onclick: (e) => { e.preventDefault(); this.ui.go("/pad"); } }, _("All games")));
+  }
+}
+
+export { bonusValue };

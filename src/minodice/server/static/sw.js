@@ -1,0 +1,43 @@
+// The service worker: the score pad (and every page once seen) keeps working offline.
+// Pages, scripts, styles, translations and dice sets: from the network when it answers,
+// else from the copy kept here. Live play (WebSockets, tables) always needs the network.
+const CACHE = "minodice-v1";
+const SHELL = ["/pad", "/static/app.js", "/static/style.css", "/static/api.js", "/static/dom.js",
+  "/static/i18n.js", "/static/dice.js", "/static/pad.js", "/static/pad-score.js", "/static/odds.js",
+  "/static/table.js", "/static/fair.js", "/static/icon.svg", "/static/manifest.webmanifest"];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(caches.keys().then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+    .then(() => self.clients.claim()));
+});
+
+function keep(request) {
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== location.origin) return false;
+  if (url.pathname.startsWith("/api/tables") || url.pathname.startsWith("/ws/")) return false;
+  return true;
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (!keep(request)) return;
+  event.respondWith((async () => {
+    const cache = await caches.open(CACHE);
+    try {
+      const response = await fetch(request);
+      if (response.ok) cache.put(request, response.clone());
+      return response;
+    } catch (err) {
+      const url = new URL(request.url);
+      // Every page is the same document: any page's copy serves an offline navigation.
+      const kept = await cache.match(request, { ignoreSearch: request.mode === "navigate" })
+        || (request.mode === "navigate" ? await cache.match("/pad") : undefined);
+      if (kept) return kept;
+      throw err;
+    }
+  })());
+});
