@@ -71,6 +71,8 @@ def advise(
     samples: int | None = None,
     seed: int | None = None,
     announced: Sequence[int | None] | None = None,
+    budget: int = ADVICE_BUDGET,
+    max_samples: int = 1000,
 ) -> Advice:
     """Advice for ``hand`` in ``round_no``, at ``seat`` places after the start player.
 
@@ -78,7 +80,8 @@ def advise(
     allow: many for small rounds, where play-outs are short, at least 60 for round 8 —
     so that every answer takes about the same, short time. ``announced``: bids already
     announced, by seat after the start player (``None`` where not known); those players
-    then play for them.
+    then play for them. ``budget`` and ``max_samples`` bound the default sample count
+    (a web page asks for a quicker answer than the command line).
     """
     ds = load_dice_set(dice_set)
     try:
@@ -121,7 +124,7 @@ def advise(
                 raise AdviceError(f"a bid is 0 to {round_no} in round {round_no} (R6)")
         announced = [None if s == seat else b for s, b in enumerate(announced)]
     if samples is None:
-        samples = max(60, min(1000, ADVICE_BUDGET // ((round_no + 1) * players * round_no)))
+        samples = max(60, min(max_samples, budget // ((round_no + 1) * players * round_no)))
     rng = random.Random(seed) if seed is not None else random.Random()
     # A state in which the start player is seat 0 and we sit at ``seat``; the other
     # hands drawn here are placeholders that the view hides and the search resamples.
