@@ -65,7 +65,7 @@ export function toCsv(game) {
   const cell = (x) => {
     const text = String(x);
     const safe = /^[=+\-@\t\r]/.test(text) && !/^-?\d+$/.test(text) ? "'" + text : text; // no formulas
-    return /[",\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+    return (/[",\n]/).test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
   };
   const lines = [["round", ...game.players.flatMap((p) => [`${p} bid`, `${p} won`, `${p} bonus`, `${p} points`, `${p} total`])]];
   scored.forEach((s, i) => {
