@@ -126,6 +126,7 @@ async def play(
     connection (a reconnecting client gets the whole view again) unless told not to.
     """
     answered: str | None = None
+    sent: str | None = None  # the last act sent, to send again if it was refused for rate
     best: dict[str, Any] = {}
     best_seq = -1
     delay = 0.2
@@ -139,6 +140,13 @@ async def play(
                         on_message(message)
                     if message.get("type") == "error" and message.get("code") == "forbidden":
                         raise ClientError(str(message.get("message")))
+                    if message.get("type") == "error" and message.get("code") == "rate_limited" \
+                            and sent is not None:
+                        # Refused unread (more than 20 messages a second, say against fast
+                        # bots): nothing changed, so no new view will come; send it again.
+                        await asyncio.sleep(1.0)
+                        await ws.send(sent)
+                        continue
                     if message.get("type") != "view" or message["seq"] <= best_seq:
                         continue
                     best_seq, best = message["seq"], message["view"]
@@ -150,7 +158,8 @@ async def play(
                     choice = decide(best)
                     action = await choice if not isinstance(choice, str) else choice
                     answered = turn
-                    await ws.send(json.dumps({"type": "act", "turn": turn, "action": action}))
+                    sent = json.dumps({"type": "act", "turn": turn, "action": action})
+                    await ws.send(sent)
         except (OSError, websockets.ConnectionClosed, websockets.InvalidHandshake):
             if not reconnect:
                 raise ClientError("the connection closed before the game ended") from None
