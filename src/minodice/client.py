@@ -133,6 +133,9 @@ async def play(
     while True:
         try:
             async with websockets.connect(ticket.ws_url, max_size=2**22) as ws:
+                # The first view of a connection is whole and current, even if the server
+                # did not see a change (same seq) since the last connection dropped.
+                fresh = True
                 delay = 0.2
                 async for raw in ws:
                     message = json.loads(raw)
@@ -147,8 +150,10 @@ async def play(
                         await asyncio.sleep(1.0)
                         await ws.send(sent)
                         continue
-                    if message.get("type") != "view" or message["seq"] <= best_seq:
+                    if message.get("type") != "view" or (message["seq"] <= best_seq
+                                                         and not fresh):
                         continue
+                    fresh = False
                     best_seq, best = message["seq"], message["view"]
                     if best["status"] == "finished":
                         return best
