@@ -79,7 +79,8 @@ class TablePage {
     this.ws = ws;
     this.setStatus(this.retry ? "reconnecting" : "connecting");
     ws.onopen = () => { this.retry = 0; this.setStatus("online"); };
-    ws.onmessage = (event) => this.receive(JSON.parse(event.data));
+    // A socket being replaced (a seat just taken) may still deliver a view: not ours any more.
+    ws.onmessage = (event) => { if (ws === this.ws) this.receive(JSON.parse(event.data)); };
     ws.onclose = () => {
       if (this.closed || ws !== this.ws) return;
       this.setStatus("reconnecting");
@@ -137,7 +138,12 @@ class TablePage {
     const v = this.view;
     const main = this.sections.main;
     if (v.status === "waiting") {
-      replace(main, this.seat ? null : this.joinForm(), this.waitingPanel());
+      // One join form for the page: a view that arrives while a person types their name
+      // (someone joins or leaves) must not wipe the name or take the focus away.
+      const form = this.seat ? null : (this.join ||= this.joinForm());
+      const focused = form && form.contains(document.activeElement) ? document.activeElement : null;
+      replace(main, form, this.waitingPanel());
+      if (focused) focused.focus();
       return;
     }
     const parts = [];
@@ -156,7 +162,7 @@ class TablePage {
   }
 
   renderJoin() {
-    replace(this.sections.main, this.joinForm());
+    replace(this.sections.main, this.join ||= this.joinForm());
   }
 
   joinForm() {
