@@ -85,7 +85,8 @@ def serve(
     typer.echo(f"API: http://{shown}:{port}/docs · tables are kept in {path}", err=True)
     # No access log: WebSocket URLs carry seat tokens, and tokens belong in no log.
     uvicorn.run(application, host=host, port=port, access_log=False, log_level="warning",
-                ws_max_size=65536, ws_ping_interval=20, ws_ping_timeout=20)
+                ws_max_size=65536, ws_ping_interval=20, ws_ping_timeout=20,
+                ws_per_message_deflate=False)  # views are small; CPU is the scarce thing
 
 
 @app.command()

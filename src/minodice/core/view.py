@@ -106,22 +106,11 @@ def _public_rolls(dice_set: DiceSet, rolls: list[RollEntry]) -> tuple[PublicRoll
     )
 
 
-def view(state: GameState, seat: int | None) -> SeatView:
-    """The view of ``seat`` (0-based index in seating order), or a spectator's (None)."""
-    if seat is not None and not 0 <= seat < state.n:
-        raise ValueError(f"there is no seat {seat} in a {state.n}-player game")
+def past_rounds(state: GameState) -> tuple[PastRound, ...]:
+    """The finished rounds, all public: the same for every seat (a caller that builds many
+    views of one moment may compute them once and pass them to :func:`view`)."""
     ds = state.dice_set
-    log = state.rounds[-1]
-    in_bidding = state.phase in (Phase.DRAW, Phase.BID)
-    all_in = log.bids is not None
-    has_bid = tuple(b >= 0 for b in state.bids) if state.phase is Phase.BID else (
-        (all_in,) * state.n)
-    if all_in:
-        bids: tuple[int | None, ...] = tuple(state.bids)
-    else:
-        bids = tuple(state.bids[s] if s == seat and state.bids[s] >= 0 else None
-                     for s in range(state.n))
-    history = tuple(
+    return tuple(
         PastRound(
             i + 1,
             tuple(ds.hand_of_key(k) for k in past.hands),
@@ -135,6 +124,29 @@ def view(state: GameState, seat: int | None) -> SeatView:
         for i, past in enumerate(state.rounds)
         if past.points is not None
     )
+
+
+def view(state: GameState, seat: int | None,
+         history: tuple[PastRound, ...] | None = None) -> SeatView:
+    """The view of ``seat`` (0-based index in seating order), or a spectator's (None).
+
+    ``history``: :func:`past_rounds` of this very state, if the caller has it already.
+    """
+    if seat is not None and not 0 <= seat < state.n:
+        raise ValueError(f"there is no seat {seat} in a {state.n}-player game")
+    ds = state.dice_set
+    log = state.rounds[-1]
+    in_bidding = state.phase in (Phase.DRAW, Phase.BID)
+    all_in = log.bids is not None
+    has_bid = tuple(b >= 0 for b in state.bids) if state.phase is Phase.BID else (
+        (all_in,) * state.n)
+    if all_in:
+        bids: tuple[int | None, ...] = tuple(state.bids)
+    else:
+        bids = tuple(state.bids[s] if s == seat and state.bids[s] >= 0 else None
+                     for s in range(state.n))
+    if history is None:
+        history = past_rounds(state)
     current = state.rounds[-1] if state.rounds[-1].points is None else None
     round_tricks = tuple(_public_rolls(ds, t) for t in current.tricks) if current else ()
     trick = round_tricks[-1] if round_tricks and len(round_tricks[-1]) < state.n else ()

@@ -40,7 +40,7 @@ from minodice.core.fair import roll as fair_roll
 from minodice.core.record import export_record, load_record
 from minodice.core.rules import TrickResult, Variant, resolve_trick
 from minodice.core.state import TERMINAL, GameConfig, GameState, Phase
-from minodice.core.view import SeatView, view
+from minodice.core.view import PastRound, SeatView, past_rounds, view
 
 # -- seats and events ---------------------------------------------------------------------
 
@@ -210,6 +210,7 @@ class Table:
         self._state = GameState(config)
         self._decisions = 0
         self._bots: dict[int, Bot] = {}
+        self._history: tuple[int, tuple[PastRound, ...]] = (-1, ())
         self.started = False
 
     # -- who and what ----------------------------------------------------------------------
@@ -240,7 +241,14 @@ class Table:
 
     def view(self, seat: int | None) -> SeatView:
         """What ``seat`` may know now (``None``: a spectator, who sees no hand)."""
-        return view(self._state, seat)
+        return view(self._state, seat, self.history())
+
+    def history(self) -> tuple[PastRound, ...]:
+        """The finished rounds (public), built once per finished round, not per view."""
+        done = sum(1 for log in self._state.rounds if log.points is not None)
+        if self._history[0] != done:
+            self._history = (done, past_rounds(self._state))
+        return self._history[1]
 
     def to_act(self) -> list[int]:
         """The seats whose decision the game waits for, from the round's start player.

@@ -62,9 +62,30 @@ def _tricks(dice_set: DiceSet, tricks: Sequence[Sequence[PublicRoll]],
             for t, w in zip(tricks, winners, strict=False)]
 
 
+def history_message(v: SeatView) -> list[dict[str, Any]]:
+    """The view's ``history``: the finished rounds, the same for every seat (a server
+    sending many views of one moment builds it once)."""
+    n = v.players
+    return [{
+        "round": past.round_no,
+        "starter": (v.starter - (v.round_no - past.round_no)) % n,
+        "hands": [h.names() for h in past.hands],
+        "bids": list(past.bids),
+        "tricks_won": [past.trick_winners.count(s) for s in range(n)],
+        "points": list(past.points),
+        "bonus": list(past.bonus),
+        "totals": list(past.totals),
+        "tricks": _tricks(v.dice_set, past.tricks, past.trick_winners),
+    } for past in v.history]
+
+
 def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
-                 turn: str | None, seq: int) -> dict[str, Any]:
-    """The ``view`` message for one connection (``seat_view`` None: before the game)."""
+                 turn: str | None, seq: int,
+                 history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The ``view`` message for one connection (``seat_view`` None: before the game).
+
+    ``history``: :func:`history_message` of this moment, if the caller has it already.
+    """
     n = len(facts.players)
     if seat_view is None or facts.status == "waiting":
         body: dict[str, Any] = {
@@ -94,17 +115,7 @@ def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
             "tricks": _tricks(ds, v.round_tricks[:done], v.round_trick_winners),
             "legal": [str(a) for a in v.legal_actions] if you is not None else [],
             "totals": list(v.totals),
-            "history": [{
-                "round": past.round_no,
-                "starter": (v.starter - (v.round_no - past.round_no)) % n,
-                "hands": [h.names() for h in past.hands],
-                "bids": list(past.bids),
-                "tricks_won": [past.trick_winners.count(s) for s in range(n)],
-                "points": list(past.points),
-                "bonus": list(past.bonus),
-                "totals": list(past.totals),
-                "tricks": _tricks(ds, past.tricks, past.trick_winners),
-            } for past in v.history],
+            "history": history if history is not None else history_message(v),
         }
         if finished:
             body["winners"] = [s for s in range(n) if v.totals[s] == max(v.totals)]

@@ -41,7 +41,15 @@ from minodice.play.table import (
     event_to_json,
 )
 from minodice.server.botpool import BotPool
-from minodice.server.protocol import Act, Chat, TableFacts, dumps, error_message, view_message
+from minodice.server.protocol import (
+    Act,
+    Chat,
+    TableFacts,
+    dumps,
+    error_message,
+    history_message,
+    view_message,
+)
 from minodice.server.store import Store, TableRow
 
 log = logging.getLogger("minodice.server")
@@ -93,6 +101,7 @@ class Room:
         self._deadline_turn: str | None = None
         self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_KEPT)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._history: tuple[int, list[dict[str, Any]]] = (-1, [])
         self._pumping = False
         self._timer: asyncio.TimerHandle | None = None
         self._grace: dict[int, asyncio.TimerHandle] = {}
@@ -169,7 +178,13 @@ class Room:
         table = self.table
         seat_view = table.view(seat) if table is not None else None
         turn = table.turn(seat) if table is not None and seat is not None else None
-        return dumps(view_message(facts, seat_view, seat, turn, self.row.seq))
+        history = None
+        if seat_view is not None:
+            # The finished rounds are public and change once a round: build them once.
+            if self._history[0] != len(seat_view.history):
+                self._history = (len(seat_view.history), history_message(seat_view))
+            history = self._history[1]
+        return dumps(view_message(facts, seat_view, seat, turn, self.row.seq, history))
 
     def record(self) -> dict[str, Any]:
         assert self.table is not None
