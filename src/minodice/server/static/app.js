@@ -46,6 +46,8 @@ async function route() {
 
 function renderNav() {
   const nav = document.getElementById("nav");
+  nav.setAttribute("aria-label", _("Main"));
+  document.querySelector(".skip").textContent = _("Skip to the game");
   const select = h("select", { id: "lang", "aria-label": _("Language"), onchange: async (e) => {
     store.set("lang", e.target.value);
     localStorage.setItem("minodice.lang", e.target.value);
