@@ -22,8 +22,10 @@ from minodice.play.match import GameResult
 from minodice.play.tournament import (
     BotStats,
     TournamentSpec,
+    games_needed,
     lineup,
     mean_ci95,
+    paired_differences,
     percentile,
     run_games,
     summarize_games,
@@ -34,8 +36,8 @@ PLUGINS = ROOT / "tests" / "plugins"
 BROKEN = "tests/plugins/broken_bots.py"
 OUTSIDE_FILE = "tests/plugins/outside_bot.py:FirstLegalBot"
 OUTSIDE_MODULE = "outside_bot:FirstLegalBot"  # with tests/plugins on the import path
-STAT_KEYS = {"name", "games", "mean_score", "ci95", "win_share", "bid_success",
-             "decision_ms_median", "decision_ms_p99"}
+STAT_KEYS = {"name", "games", "deals", "mean_score", "ci95", "win_share", "win_share_se",
+             "bid_success", "decision_ms_median", "decision_ms_p99"}
 
 
 def cli(*args: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess[str], float]:
@@ -120,7 +122,8 @@ def by_hand_ci(values: list[float]) -> tuple[float, float, float]:
 
 
 def hand_made_games() -> list[GameResult]:
-    """Three 3-player games of bots A, B, C, seats rotated; two of them end in a tie."""
+    """Two deals of a 3-player tournament of bots A, B, C (seats rotated within a deal);
+    four games end in a tie. Deal 0 is games 0-2, deal 1 games 3-5."""
     return [
         GameResult(0, ["A", "B", "C"], [100, 50, 100], [0, 2], [3, 1, 2], [8, 8, 8],
                    [[0.001, 0.003], [0.010], [0.002]]),
@@ -128,6 +131,9 @@ def hand_made_games() -> list[GameResult]:
                    [[0.004], [0.020, 0.030], [0.005]]),
         GameResult(2, ["C", "A", "B"], [10, 30, 30], [1, 2], [4, 4, 1], [8, 8, 8],
                    [[0.006], [0.002, 0.009], [0.001]]),
+        GameResult(3, ["A", "B", "C"], [40, 40, 10], [0, 1], [2, 2, 2], [8, 8, 8]),
+        GameResult(4, ["B", "C", "A"], [0, 30, 50], [2], [1, 3, 2], [8, 8, 8]),
+        GameResult(5, ["C", "A", "B"], [-20, 70, 10], [1], [0, 1, 1], [8, 8, 8]),
     ]
 
 
@@ -135,37 +141,96 @@ def test_summary_of_hand_made_games() -> None:
     stats = {s.name: s for s in summarize_games(hand_made_games())}
     assert list(stats) == ["A", "B", "C"]
     a, b, c = stats["A"], stats["B"], stats["C"]
-    assert (a.games, b.games, c.games) == (3, 3, 3)
-    # Scores: A 100, 60, 30; B 50, 20, 30; C 100, -40, 10.
-    assert a.mean_score == pytest.approx(190 / 3)
-    assert b.mean_score == pytest.approx(100 / 3)
-    assert c.mean_score == pytest.approx(70 / 3)
-    # A: sd = sqrt(((100-63.33)^2 + (60-63.33)^2 + (30-63.33)^2) / 2) = 35.119,
-    # half width = t(2) 4.3027 * 35.119 / sqrt(3) = 87.24.
-    assert a.ci95[0] == pytest.approx(-23.91, abs=0.02)
-    assert a.ci95[1] == pytest.approx(150.58, abs=0.02)
-    for s, scores in ((a, [100, 60, 30]), (b, [50, 20, 30]), (c, [100, -40, 10])):
-        _, low, high = by_hand_ci([float(x) for x in scores])
-        # the code's table rounds t to 3 decimals: allow that, relative to the width
-        tol = 1e-3 * (high - low)
-        assert s.ci95[0] == pytest.approx(low, abs=tol)
-        assert s.ci95[1] == pytest.approx(high, abs=tol)
-    # Wins, ties split: game 0 A and C share, game 1 A alone, game 2 A and B share.
-    assert a.win_share == pytest.approx((0.5 + 1 + 0.5) / 3)
-    assert b.win_share == pytest.approx(0.5 / 3)
-    assert c.win_share == pytest.approx(0.5 / 3)
-    assert sum(s.win_share * s.games for s in stats.values()) == pytest.approx(3)
-    # Bids made out of 8 a game: A 3 + 5 + 4, B 1 + 2 + 1, C 2 + 0 + 4.
-    assert a.bid_success == pytest.approx(12 / 24)
-    assert b.bid_success == pytest.approx(4 / 24)
-    assert c.bid_success == pytest.approx(6 / 24)
-    # Decision times in ms: A 1, 3, 5, 2, 9; B 10, 4, 1; C 2, 20, 30, 6.
+    assert (a.games, b.games, c.games) == (6, 6, 6)
+    assert (a.deals, b.deals, c.deals) == (2, 2, 2)
+    # Scores: A 100, 60, 30 | 40, 50, 70; B 50, 20, 30 | 40, 0, 10; C 100, -40, 10 | 10, 30, -20
+    assert a.mean_score == pytest.approx(350 / 6)
+    assert b.mean_score == pytest.approx(150 / 6)
+    assert c.mean_score == pytest.approx(90 / 6)
+    # Wins, ties split: A 0.5 + 1 + 0.5 | 0.5 + 1 + 1; B 0 + 0 + 0.5 | 0.5; C 0.5 | 0.
+    assert a.win_share == pytest.approx(4.5 / 6)
+    assert b.win_share == pytest.approx(1 / 6)
+    assert c.win_share == pytest.approx(0.5 / 6)
+    assert sum(s.win_share * s.games for s in stats.values()) == pytest.approx(6)
+    # Bids made out of 8 a game: A 3 + 5 + 4 + 2 + 2 + 1, B 1 + 2 + 1 + 2 + 1 + 1, ...
+    assert a.bid_success == pytest.approx(17 / 48)
+    assert b.bid_success == pytest.approx(8 / 48)
+    assert c.bid_success == pytest.approx(11 / 48)
+    # Decision times in ms (deal 0 only): A 1, 3, 5, 2, 9; B 10, 4, 1; C 2, 20, 30, 6.
     assert a.decision_ms_median == pytest.approx(3)
     assert a.decision_ms_p99 == pytest.approx(9)
     assert b.decision_ms_median == pytest.approx(4)
     assert b.decision_ms_p99 == pytest.approx(10)
     assert c.decision_ms_median == pytest.approx(13)  # (6 + 20) / 2
     assert c.decision_ms_p99 == pytest.approx(30)
+
+
+def test_intervals_are_over_deals_not_seats() -> None:
+    """A deal and its rotated replays are one sample: the 95% interval of a mean score
+    comes from the per-deal means (2 deals: Student's t with 1 degree of freedom), not
+    from the six correlated seat scores."""
+    a = {s.name: s for s in summarize_games(hand_made_games())}["A"]
+    # A's per-deal means: 190 / 3 and 160 / 3; sd 7.071, standard error 7.071 / sqrt(2) = 5,
+    # half width 12.7062 * 5 = 63.53 around 58.33.
+    assert a.ci95 is not None
+    assert a.ci95[0] == pytest.approx(58.333 - 63.531, abs=0.01)
+    assert a.ci95[1] == pytest.approx(58.333 + 63.531, abs=0.01)
+    # The seat-by-seat interval (t with 5 df over 6 scores) is far narrower: not it.
+    _, seat_low, seat_high = by_hand_ci([100.0, 60, 30, 40, 50, 70])
+    assert seat_high - seat_low < 60 < a.ci95[1] - a.ci95[0]
+    # Win share per deal: 2 / 3 and 2.5 / 3; standard error sd / sqrt(2) = 0.08333.
+    assert a.win_share_se == pytest.approx(1 / 12, abs=1e-4)
+
+
+def test_paired_differences_on_the_same_deals() -> None:
+    pairs = {(p.a, p.b): p for p in paired_differences(hand_made_games())}
+    assert set(pairs) == {("A", "B"), ("A", "C"), ("B", "C")}
+    ab = pairs[("A", "B")]
+    # A - B per deal: 190/3 - 100/3 = 30, 160/3 - 50/3 = 36.667; mean 33.33 (= 58.33 - 25).
+    assert ab.deals == 2
+    assert ab.mean_difference == pytest.approx(100 / 3)
+    assert ab.sd_per_deal == pytest.approx((20 / 3) / math.sqrt(2))
+    half = 12.7062 * (20 / 3) / 2  # t(1) * sd / sqrt(2)
+    assert ab.ci95 is not None
+    assert ab.ci95[0] == pytest.approx(100 / 3 - half, abs=0.01)
+    assert ab.ci95[1] == pytest.approx(100 / 3 + half, abs=0.01)
+    bc = pairs[("B", "C")]
+    # B - C per deal: 100/3 - 70/3 = 10, 50/3 - 20/3 = 10: the same each deal.
+    assert bc.mean_difference == pytest.approx(10)
+    assert bc.sd_per_deal == pytest.approx(0, abs=1e-9)
+    assert data_keys(bc.to_json()) == {"a", "b", "deals", "mean_difference", "ci95",
+                                       "sd_per_deal", "detectable"}
+
+
+def data_keys(data: dict[str, Any]) -> set[str]:
+    return set(data)
+
+
+def test_an_unfinished_last_deal_weighs_by_its_games() -> None:
+    """4 games of 3 players: deal 1 has one game. The mean stays the mean per game, and
+    the paired difference equals the difference of the means."""
+    games = hand_made_games()[:4]
+    stats = {s.name: s for s in summarize_games(games)}
+    assert stats["A"].mean_score == pytest.approx((190 + 40) / 4)
+    assert stats["B"].mean_score == pytest.approx((100 + 40) / 4)
+    assert stats["A"].deals == 2
+    pair = {(p.a, p.b): p for p in paired_differences(games)}[("A", "B")]
+    assert pair.mean_difference == pytest.approx((230 - 140) / 4)
+    # Over deals, weighted by games: x = 30 (3 games) and 0 (1 game); mean 22.5;
+    # se = sqrt(D/(D-1) * sum(w^2 (x - m)^2)) / sum(w) = sqrt(2 * (9*56.25 + 506.25)) / 4
+    se = math.sqrt(2 * (9 * 7.5**2 + 22.5**2)) / 4
+    assert pair.ci95 is not None
+    assert pair.ci95[1] - pair.mean_difference == pytest.approx(12.7062 * se, abs=0.01)
+
+
+def test_one_deal_gives_no_interval() -> None:
+    games = hand_made_games()[:3]
+    for s in summarize_games(games):
+        assert s.deals == 1
+        assert s.ci95 is None
+        assert s.win_share_se is None
+        assert s.to_json()["ci95"] is None
+    assert all(p.ci95 is None for p in paired_differences(games))
 
 
 def test_summary_when_one_bot_holds_several_seats() -> None:
@@ -183,6 +248,9 @@ def test_summary_when_one_bot_holds_several_seats() -> None:
     assert sum(s.win_share * s.games for s in stats.values()) == pytest.approx(2)
     assert stats["X"].bid_success == pytest.approx(3 / 12)
     assert stats["X"].decision_ms_median == 0.0  # no times recorded
+    (pair,) = paired_differences(games)
+    assert (pair.a, pair.b) == ("X", "Y")
+    assert pair.mean_difference == pytest.approx(25 / 4 - 20 / 2)
 
 
 def test_bot_stats_json_has_exactly_the_promised_keys() -> None:
@@ -190,8 +258,17 @@ def test_bot_stats_json_has_exactly_the_promised_keys() -> None:
     for s in stats:
         data = s.to_json()
         assert set(data) == STAT_KEYS
+        assert s.ci95 is not None
         assert data["ci95"] == [s.ci95[0], s.ci95[1]]
     assert isinstance(stats[0], BotStats)
+
+
+def test_games_needed_is_a_power_calculation() -> None:
+    """Deals for a two-sided 5% test with 80% power: ((1.96 + 0.8416) * sd / d)^2, each
+    deal being ``players`` games."""
+    assert games_needed(10.0, 40.0, 4) == 4 * math.ceil((2.8016 * 4) ** 2)
+    assert games_needed(5.0, 40.0, 4) == 4 * math.ceil((2.8016 * 8) ** 2)
+    assert games_needed(40.0, 10.0, 3) == 3 * 2  # never fewer than 2 deals
 
 
 def test_mean_ci95_on_small_samples() -> None:
@@ -426,13 +503,25 @@ def test_tournament_json_is_one_object_with_the_promised_keys() -> None:
     assert [b["name"] for b in bots] == ["easy", "random", "medium"]
     for bot in bots:
         assert set(bot) == STAT_KEYS
+        assert bot["deals"] == 2
         low, high = bot["ci95"]
         assert low <= bot["mean_score"] <= high
         assert 0 <= bot["win_share"] <= 1
+        assert bot["win_share_se"] >= 0
         assert 0 <= bot["bid_success"] <= 1
         assert 0 <= bot["decision_ms_median"] <= bot["decision_ms_p99"]
     assert sum(b["games"] for b in bots) == 4 * 8
     assert sum(b["win_share"] * b["games"] for b in bots) == pytest.approx(8, abs=0.01)
+    assert data["deals"] == 2
+    means = {b["name"]: b["mean_score"] for b in bots}
+    assert [(p["a"], p["b"]) for p in data["pairs"]] == [
+        ("easy", "random"), ("easy", "medium"), ("random", "medium")]
+    for pair in data["pairs"]:
+        assert pair["deals"] == 2
+        assert pair["mean_difference"] == pytest.approx(means[pair["a"]] - means[pair["b"]],
+                                                        abs=0.002)
+        low, high = pair["ci95"]
+        assert low <= pair["mean_difference"] <= high
 
 
 def test_tournament_text_report_lists_every_bot() -> None:
@@ -442,6 +531,45 @@ def test_tournament_text_report_lists_every_bot() -> None:
     lines = done.stdout.splitlines()
     for name in ("easy", "random", "medium"):
         assert any(line.split()[:1] == [name] for line in lines), name
+    assert "seed 1" in done.stdout
+    assert "1 deal" in done.stdout
+    assert "no interval" in done.stdout  # one deal: no spread to measure
+
+
+def test_tournament_text_report_shows_paired_differences_over_deals() -> None:
+    done, _ = cli("tournament", "--players", "3", "--bots", "easy,random,random",
+                  "--games", "12", "--seed", "5")
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert "4 deals" in text
+    assert "over deals" in text
+    pair = [line for line in text.splitlines() if line.lstrip().startswith("easy − random")]
+    assert len(pair) == 1, text
+    assert "[" in pair[0]
+    assert "±" in text
+
+
+def test_tournament_seed_defaults_to_a_fresh_one_that_is_printed() -> None:
+    """Without --seed every run is new (a bot cannot rebuild the deals from seed 0), and
+    the seed it printed repeats it exactly."""
+    args = ("tournament", "--players", "3", "--bots", "easy,random,random", "--games", "3")
+    first, _ = cli(*args, "--json")
+    second, _ = cli(*args, "--json")
+    assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
+    a, b = json.loads(first.stdout), json.loads(second.stdout)
+    assert isinstance(a["seed"], int)
+    assert a["seed"] != b["seed"]
+    assert a["seed"] >= 2**32  # too many to try them all
+    again, _ = cli(*args, "--json", "--seed", str(a["seed"]))
+    c = json.loads(again.stdout)
+    strip = [{k: v for k, v in bot.items() if not k.startswith("decision_ms")}
+             for bot in a["bots"]]
+    assert [{k: v for k, v in bot.items() if not k.startswith("decision_ms")}
+            for bot in c["bots"]] == strip
+    text, _ = cli(*args)
+    assert text.returncode == 0, text.stderr
+    assert "--seed " in text.stdout  # the command that repeats it
 
 
 def test_progress_is_reported_as_games_finish_with_workers() -> None:

@@ -22,7 +22,13 @@ from minodice.cli.common import (
     lineup,
     progress_bar,
 )
-from minodice.play.tournament import TournamentSpec, run_games, summarize_games
+from minodice.play.tournament import (
+    TournamentSpec,
+    fresh_seed,
+    paired_differences,
+    run_games,
+    summarize_games,
+)
 from minodice.text.tables import render_advice, render_tournament
 
 
@@ -33,8 +39,11 @@ def tournament(
                                       "module:Class.")],
     players: PlayersOpt = 4,
     games: Annotated[int, typer.Option("--games", "-g", help="Number of games.")] = 100,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed: the same seed, the same "
-                                      "tournament.")] = 0,
+    seed: Annotated[
+        Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--seed", "-s", help="Seed: the same seed, the same tournament "
+                     "(default: a fresh one, printed; a bot cannot guess it)."),
+    ] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", help="Processes to use.")] = 1,
     edition: EditionOpt = Edition.mino,
     variant: VariantOpt = VariantOption.standard,
@@ -49,6 +58,10 @@ def tournament(
     if time_limit <= 0:
         raise typer.BadParameter("must be positive", param_hint="--time-limit")
     seats = lineup(bots, players)
+    if seed is None:
+        seed = fresh_seed()
+    elif seed < 0:
+        raise typer.BadParameter(f"{seed} is not 0 or more", param_hint="--seed")
     spec = TournamentSpec(players, tuple(seats), games, seed, edition.value, variant.value,
                           time_limit)
     try:
@@ -60,15 +73,17 @@ def tournament(
         else:
             results = run_games(spec, workers)
     except BotError as exc:
-        typer.echo(f"minodice tournament: {exc}", err=True)
+        typer.echo(f"minodice tournament: {exc} (seed {seed})", err=True)
         raise typer.Exit(1) from None
     stats = summarize_games(results)
+    pairs = paired_differences(results)
     if as_json:
         typer.echo(json.dumps({
             "players": players, "games": games, "seed": seed, "edition": edition.value,
-            "variant": variant.value, "bots": [s.to_json() for s in stats]}))
+            "variant": variant.value, "deals": max(s.deals for s in stats),
+            "bots": [s.to_json() for s in stats], "pairs": [p.to_json() for p in pairs]}))
     else:
-        typer.echo(render_tournament(stats, games, players))
+        typer.echo(render_tournament(stats, games, players, pairs, seed))
 
 
 @app.command()

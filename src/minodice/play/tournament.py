@@ -4,11 +4,18 @@ Game *i* plays deal ``i // N`` with the line-up rotated by ``i % N`` seats (N pl
 that every N consecutive games replay the same dice with each bot in every seat; luck
 largely cancels out. Results are gathered in game order whatever the number of workers,
 so the same seed gives the same tournament.
+
+The statistics treat the *deal* as the sample: the scores of one game are correlated (the
+seats share the dice), and so are those of a deal's rotated replays, so the seat scores
+are not independent. Every interval and standard error is computed over deals (a ratio
+estimate clustered by deal, Student's t with deals - 1 degrees of freedom); differences
+between two bots are paired on the same deals.
 """
 
 from __future__ import annotations
 
 import math
+import secrets
 import statistics
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -99,6 +106,60 @@ def mean_ci95(values: Sequence[float]) -> tuple[float, float, float]:
     return mean, round(mean - half, 3), round(mean + half, 3)
 
 
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over deals: its standard error and 95% interval (None with fewer than 2
+    deals), and the standard deviation of one deal of average size."""
+
+    mean: float
+    deals: int
+    se: float | None
+    ci95: tuple[float, float] | None
+    sd: float | None
+
+
+def estimate_over_deals(totals: Sequence[float], sizes: Sequence[float]) -> Estimate:
+    """``sum(totals) / sum(sizes)``, with its spread measured between deals.
+
+    ``totals[d]`` is what deal ``d`` added up (a bot's scores, say) over ``sizes[d]``
+    samples (its seats in the deal's games). The standard error is the ratio estimator's,
+    clustered by deal: ``sqrt(D / (D - 1) * sum((T_d - m * n_d)^2)) / sum(n_d)``; with
+    equal sizes it is the standard deviation of the per-deal means over ``sqrt(D)``.
+
+    >>> e = estimate_over_deals([190, 160], [3, 3])
+    >>> round(e.mean, 3), e.se, e.ci95, round(e.sd, 3)
+    (58.333, 5.0, (-5.198, 121.864), 7.071)
+    """
+    deals = len(totals)
+    size = sum(sizes)
+    mean = sum(totals) / size
+    if deals < 2:
+        return Estimate(mean, deals, None, None, None)
+    spread = math.sqrt(deals / (deals - 1)
+                       * sum((t - mean * n) ** 2 for t, n in zip(totals, sizes, strict=True)))
+    se = spread / size
+    half = _t95_cached(deals - 1) * se
+    return Estimate(mean, deals, se, (round(mean - half, 3), round(mean + half, 3)),
+                    se * math.sqrt(deals))
+
+
+#: Two-sided 5% test with 80% power: z(0.975) + z(0.8).
+_POWER_Z = 1.959964 + 0.841621
+
+
+def games_needed(difference: float, sd_per_deal: float, players: int) -> int:
+    """Games for a paired comparison to detect a true mean difference of ``difference``
+    points per game with 80% power at the 5% level (two-sided), when one deal's difference
+    varies with standard deviation ``sd_per_deal``: ``((1.96 + 0.84) * sd / difference)^2``
+    deals (at least 2) of ``players`` games each.
+
+    >>> games_needed(10.0, 40.0, 4)
+    504
+    """
+    deals = max(2, math.ceil((_POWER_Z * sd_per_deal / difference) ** 2))
+    return deals * players
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The nearest-rank ``q``-quantile (``q`` in 0..1) of ``values``."""
     ordered = sorted(values)
@@ -119,23 +180,66 @@ class TournamentSpec:
 
 @dataclass
 class BotStats:
+    """One bot's results (all its seats together). ``games`` counts seat-games; the
+    interval and the standard error are over ``deals`` (None with fewer than 2)."""
+
     name: str
     games: int
+    deals: int
     mean_score: float
-    ci95: tuple[float, float]
+    ci95: tuple[float, float] | None
     win_share: float
+    win_share_se: float | None
     bid_success: float
     decision_ms_median: float
     decision_ms_p99: float
 
     def to_json(self) -> dict[str, object]:
         return {
-            "name": self.name, "games": self.games, "mean_score": round(self.mean_score, 3),
-            "ci95": [self.ci95[0], self.ci95[1]], "win_share": round(self.win_share, 4),
+            "name": self.name, "games": self.games, "deals": self.deals,
+            "mean_score": round(self.mean_score, 3),
+            "ci95": [self.ci95[0], self.ci95[1]] if self.ci95 else None,
+            "win_share": round(self.win_share, 4),
+            "win_share_se": round(self.win_share_se, 4) if self.win_share_se is not None
+            else None,
             "bid_success": round(self.bid_success, 4),
             "decision_ms_median": round(self.decision_ms_median, 3),
             "decision_ms_p99": round(self.decision_ms_p99, 3),
         }
+
+
+@dataclass
+class PairStats:
+    """Bot ``a``'s mean score per game minus bot ``b``'s, paired on the same deals.
+
+    ``sd_per_deal`` is the standard deviation of one deal's difference (what
+    :func:`games_needed` wants); ``detectable`` the smallest true difference this run finds
+    with 80% power at the 5% level (2.8 standard errors).
+    """
+
+    a: str
+    b: str
+    deals: int
+    mean_difference: float
+    ci95: tuple[float, float] | None
+    sd_per_deal: float | None
+    detectable: float | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "a": self.a, "b": self.b, "deals": self.deals,
+            "mean_difference": round(self.mean_difference, 3),
+            "ci95": [self.ci95[0], self.ci95[1]] if self.ci95 else None,
+            "sd_per_deal": round(self.sd_per_deal, 3) if self.sd_per_deal is not None
+            else None,
+            "detectable": round(self.detectable, 3) if self.detectable is not None else None,
+        }
+
+
+def fresh_seed() -> int:
+    """A new tournament seed: 63 random bits, too many for a bot to try them all and so
+    rebuild the deals (every deal follows from the seed)."""
+    return secrets.randbits(63)
 
 
 def lineup(spec: TournamentSpec, index: int) -> list[str]:
@@ -207,33 +311,80 @@ def run_games(
     return results
 
 
-def summarize_games(results: Sequence[GameResult]) -> list[BotStats]:
-    """Per bot name (all its seats together): score, interval, wins, bids, decision times."""
-    scores: dict[str, list[float]] = {}
-    wins: dict[str, float] = {}
-    made: dict[str, int] = {}
-    bids: dict[str, int] = {}
-    times: dict[str, list[float]] = {}
+@dataclass
+class _DealTally:
+    """What one bot gathered in one deal."""
+
+    seats: int = 0
+    score: float = 0.0
+    wins: float = 0.0
+
+
+def _by_deal(results: Sequence[GameResult]) -> tuple[list[str], dict[int, dict[str, _DealTally]],
+                                                     dict[int, int]]:
+    """Bot names in order of appearance; per deal, each bot's tally; games per deal."""
     order: list[str] = []
+    deals: dict[int, dict[str, _DealTally]] = {}
+    games: dict[int, int] = {}
+    for result in results:
+        deal = result.index // len(result.seat_bots)
+        games[deal] = games.get(deal, 0) + 1
+        tallies = deals.setdefault(deal, {})
+        for seat, name in enumerate(result.seat_bots):
+            if name not in order:
+                order.append(name)
+            tally = tallies.setdefault(name, _DealTally())
+            tally.seats += 1
+            tally.score += result.totals[seat]
+            if seat in result.winners:
+                tally.wins += 1 / len(result.winners)
+    return order, deals, games
+
+
+def summarize_games(results: Sequence[GameResult]) -> list[BotStats]:
+    """Per bot name (all its seats together): score, interval, wins, bids, decision times.
+
+    Means are per seat-game; intervals and standard errors are over deals (see the module
+    docstring).
+    """
+    order, deals, _ = _by_deal(results)
+    made: dict[str, int] = dict.fromkeys(order, 0)
+    bids: dict[str, int] = dict.fromkeys(order, 0)
+    times: dict[str, list[float]] = {name: [] for name in order}
     for result in results:
         for seat, name in enumerate(result.seat_bots):
-            if name not in scores:
-                order.append(name)
-                scores[name], times[name] = [], []
-                wins[name], made[name], bids[name] = 0.0, 0, 0
-            scores[name].append(result.totals[seat])
-            if seat in result.winners:
-                wins[name] += 1 / len(result.winners)
             made[name] += result.bids_made[seat]
             bids[name] += result.bids[seat]
             if result.decision_seconds:
                 times[name].extend(result.decision_seconds[seat])
     stats = []
     for name in order:
-        mean, low, high = mean_ci95(scores[name])
+        tallies = [d[name] for d in deals.values() if name in d]
+        seats = [t.seats for t in tallies]
+        score = estimate_over_deals([t.score for t in tallies], seats)
+        wins = estimate_over_deals([t.wins for t in tallies], seats)
         ms = [t * 1000 for t in times[name]] or [0.0]
         stats.append(BotStats(
-            name, len(scores[name]), mean, (low, high), wins[name] / len(scores[name]),
+            name, sum(seats), len(tallies), score.mean, score.ci95, wins.mean, wins.se,
             made[name] / bids[name] if bids[name] else 0.0,
             statistics.median(ms), percentile(ms, 0.99)))
     return stats
+
+
+def paired_differences(results: Sequence[GameResult]) -> list[PairStats]:
+    """For every two bots (in order of appearance), ``a``'s mean score minus ``b``'s,
+    paired deal by deal: each deal's difference of the two bots' mean scores in it,
+    weighted by the deal's games (so that the mean is the difference of the means)."""
+    order, deals, games = _by_deal(results)
+    pairs = []
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            both = [d for d, t in deals.items() if a in t and b in t]
+            weights = [float(games[d]) for d in both]
+            totals = [games[d] * (deals[d][a].score / deals[d][a].seats
+                                  - deals[d][b].score / deals[d][b].seats) for d in both]
+            e = estimate_over_deals(totals, weights)
+            pairs.append(PairStats(a, b, e.deals, e.mean, e.ci95,
+                                   None if e.sd is None else e.sd,
+                                   None if e.se is None else _POWER_Z * e.se))
+    return pairs

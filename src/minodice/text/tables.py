@@ -5,25 +5,58 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from minodice.bots.advisor import Advice
-from minodice.play.tournament import BotStats
+from minodice.play.tournament import BotStats, PairStats
+from minodice.text.safe import printable
 
 
-def render_tournament(stats: Sequence[BotStats], games: int, players: int) -> str:
-    """One line per bot: games, mean score with its 95% interval, wins, bids, times."""
-    width = max(8, *(len(s.name) for s in stats))
-    how = ("seats rotated, duplicate deals" if games >= players
-           else f"fewer games than the {players} seat rotations of a deal")
+def render_tournament(stats: Sequence[BotStats], games: int, players: int,
+                      pairs: Sequence[PairStats] = (), seed: int | None = None) -> str:
+    """One line per bot: games, mean score with its 95% interval over deals, win share with
+    its standard error, bids made, decision times; then the paired differences."""
+    names = {s.name: printable(s.name) for s in stats}
+    width = max(8, *(len(n) for n in names.values()))
+    deals = max((s.deals for s in stats), default=0)
+    head = f"{games} game{'s' if games != 1 else ''}, {players} players"
+    if seed is not None:
+        head += f", seed {seed} (repeat it with --seed {seed})"
+    if games < players:
+        how = (f"1 deal, played {games} of the {players} times a deal is played with the "
+               "seats rotated: no interval (that needs 2 deals)")
+    else:
+        how = (f"{deals} deal{'s' if deals != 1 else ''}, each played {players} times with "
+               "the seats rotated")
+        if games % players:
+            how += f" (the last {games % players} times)"
+        how += ("; the 95% intervals and standard errors (±) are over deals, a deal and "
+                "its replays being one sample" if deals >= 2
+                else ": no interval (that needs 2 deals)")
     lines = [
-        f"{games} game{'s' if games != 1 else ''}, {players} players ({how})",
+        head, how,
         f"{'bot':<{width}}  {'games':>6}  {'mean score':>10}  {'95% interval':>18}  "
-        f"{'win share':>9}  {'bids made':>9}  {'ms median':>9}  {'ms p99':>8}",
+        f"{'win share ± se':>14}  {'bids made':>9}  {'ms median':>9}  {'ms p99':>8}",
     ]
     for s in stats:
-        interval = f"[{s.ci95[0]:.1f}, {s.ci95[1]:.1f}]"
+        interval = (f"[{s.ci95[0]:.1f}, {s.ci95[1]:.1f}]" if s.ci95 is not None
+                    else "no interval")
+        wins = (f"{s.win_share:.3f} ± {s.win_share_se:.3f}" if s.win_share_se is not None
+                else f"{s.win_share:.3f}")
         lines.append(
-            f"{s.name:<{width}}  {s.games:>6}  {s.mean_score:>10.1f}  {interval:>18}  "
-            f"{s.win_share:>9.3f}  {s.bid_success:>9.1%}  {s.decision_ms_median:>9.2f}  "
+            f"{names[s.name]:<{width}}  {s.games:>6}  {s.mean_score:>10.1f}  {interval:>18}  "
+            f"{wins:>14}  {s.bid_success:>9.1%}  {s.decision_ms_median:>9.2f}  "
             f"{s.decision_ms_p99:>8.2f}")
+    if pairs and deals >= 2:
+        lines.append("")
+        lines.append("Paired on the same deals: first bot's mean score per game minus the "
+                     "second's, 95% interval, and the smallest true difference this run "
+                     "detects 4 times in 5")
+        labels = [f"{printable(p.a)} − {printable(p.b)}" for p in pairs]
+        label_width = max(len(label) for label in labels)
+        for label, p in zip(labels, pairs, strict=True):
+            interval = (f"[{p.ci95[0]:+.1f}, {p.ci95[1]:+.1f}]" if p.ci95 is not None
+                        else "no interval")
+            detects = f"detects ±{p.detectable:.1f}" if p.detectable is not None else ""
+            lines.append(f"{label:<{label_width}}  {p.mean_difference:>+8.1f}  "
+                         f"{interval:>18}  {detects}".rstrip())
     return "\n".join(lines)
 
 
