@@ -48,6 +48,11 @@ export function checkRound(round, entry, players, variant, stage = "scored") {
   if (total !== round) problems.push({ rule: "R11", key: "sum", total });
   const griffins = entry.griffins || [];
   const mermaid = entry.mermaid || [];
+  // 0 to 3 griffin symbols, and no more than the other dice in a trick (never negative)
+  for (let p = 0; p < n; p++) {
+    const g = griffins[p] === undefined ? 0 : griffins[p];
+    if (!Number.isInteger(g) || g < 0 || g > Math.min(3, n - 1)) problems.push({ rule: "R14", key: "griffins", player: p });
+  }
   if (variant === "simplified") {
     if (griffins.some((g) => g > 0) || mermaid.some(Boolean)) problems.push({ rule: "R15", key: "simplified" });
     return problems;
@@ -58,7 +63,6 @@ export function checkRound(round, entry, players, variant, stage = "scored") {
   const mPlayers = mermaid.map((m, p) => (m ? p : -1)).filter((p) => p >= 0);
   if (gPlayers.length + mPlayers.length > 1) problems.push({ rule: "R14", key: "one-minotaur" });
   for (const p of gPlayers) {
-    if (griffins[p] > Math.min(3, n - 1) || !Number.isInteger(griffins[p])) problems.push({ rule: "R14", key: "griffins", player: p });
     if (!(won[p] > 0)) problems.push({ rule: "R14", key: "bonus-no-trick", player: p });
   }
   for (const p of mPlayers) {

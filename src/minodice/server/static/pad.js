@@ -46,9 +46,12 @@ export function readGame(data) {
     const mermaid = r.mermaid === undefined ? Array(n).fill(false) : r.mermaid;
     if (!intList(griffins, Number.isInteger) || !intList(mermaid, (m) => typeof m === "boolean")) fail(`round ${i + 1}: bonus entries`);
     const round = { bids: r.bids, won: r.won, griffins, mermaid, done: r.done !== false };
+    if (!round.done && i < data.rounds.length - 1) fail(`round ${i + 1} is not scored, round ${i + 2} is`);
     if (round.done && checkRound(i + 1, round, n, data.variant).length) fail(`round ${i + 1} breaks the rules`);
     return round;
   });
+  // the pad always has the round being entered (unless the game is over)
+  if (rounds.length < ROUNDS[n] && (!rounds.length || rounds[rounds.length - 1].done)) rounds.push(blankRound(n));
   return { format: "minodice-pad", version: 1, id: typeof data.id === "string" ? data.id.slice(0, 40) : newId(),
     created: Number(data.created) || Date.now(), players: players.slice(), edition: data.edition,
     variant: data.variant, rounds };
@@ -153,6 +156,7 @@ class PadGame {
     const last = game.rounds[this.editing];
     this.stage = last && last.done ? "view" : "bids";
     this.problems = [];
+    this.draft = null; // a scored round being corrected: kept apart until scored again
   }
 
   get n() { return this.game.players.length; }
@@ -174,7 +178,7 @@ class PadGame {
   editor() {
     const g = this.game;
     const r = this.editing + 1;
-    const entry = g.rounds[this.editing];
+    const entry = this.draft || g.rounds[this.editing];
     const [minotaur, griffin, mermaid] = SYMBOLS[g.edition].map((s) => word(s));
     const stepper = (id, label, value, max, set) => h("div", { class: "stepper" },
       h("button", { type: "button", "aria-label": _("{what}: one less", { what: label }), onclick: () => { set(Math.max(0, value - 1)); this.render(); } }, "−"),
@@ -232,7 +236,7 @@ class PadGame {
   }
 
   bidsDone() {
-    const entry = this.game.rounds[this.editing];
+    const entry = this.draft || this.game.rounds[this.editing];
     this.problems = checkRound(this.editing + 1, entry, this.n, this.game.variant, "bids");
     if (!this.problems.length) this.stage = "tricks";
     saveGame(this.game);
@@ -241,10 +245,12 @@ class PadGame {
 
   scoreRound() {
     const g = this.game;
-    const entry = g.rounds[this.editing];
+    const entry = this.draft || g.rounds[this.editing];
     this.problems = checkRound(this.editing + 1, entry, this.n, g.variant);
     if (this.problems.length) { this.render(); return; }
     entry.done = true;
+    g.rounds[this.editing] = entry;
+    this.draft = null;
     const last = g.rounds.length - 1;
     if (this.editing === last && g.rounds.length < this.total) {
       g.rounds.push(blankRound(this.n));
@@ -272,7 +278,7 @@ class PadGame {
             h("span", { class: "pts" }, (s.points[j] > 0 ? "+" : "") + s.points[j] + (s.bonus[j] ? ` (${_("bonus")} ${s.bonus[j]})` : "")),
             h("strong", { class: "tot" }, String(s.totals[j])))),
           h("td", { class: "no-print" }, h("button", { class: "small", id: `edit-${s.round}`, onclick: () => {
-            this.editing = i; this.stage = "tricks"; this.problems = []; this.render();
+            this.editing = i; this.draft = structuredClone(g.rounds[i]); this.stage = "tricks"; this.problems = []; this.render();
           } }, _("Correct"))))))),
       h("p", { class: "hint" }, _("Each cell: bid/won, points, running total."))));
   }

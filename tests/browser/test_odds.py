@@ -1,0 +1,182 @@
+"""The odds page (/odds) in a real Chromium, against the command line and the engine.
+
+Dice are tapped in with the page's + buttons and the answer read off the page. Both the
+page's answer and the reference are Monte Carlo estimates, so they are compared within
+sampling error: a chance *p* estimated from *n* simulated rounds has the binomial
+standard error sqrt(p(1 − p)/n); the page and the reference are independent, so their
+difference has sqrt(p(1 − p)/n_page + p(1 − p)/n_ref), and the test allows four of those
+(a false alarm about once in 16,000 comparisons), plus half a percent because the page
+rounds to whole percents. Where *p* is near 0 or 1, *p* is taken as at least one
+simulated round in *n* (one fluke of the page's few rounds must not fail the test).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from minodice.bots.odds import trick_odds
+from minodice.core.dice import load_dice_set
+from minodice.server.botpool import WEB_ADVICE_BUDGET
+
+from .conftest import LiveServer, Pages
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+PLAYERS, ROUND, SEAT = 4, 5, 2
+HAND = ["red", "red", "griffin", "gray", "purple"]
+REFERENCE_SAMPLES = 4000   # simulated rounds per bid for `minodice advise` (the best: 1.5×)
+TRICK_SAMPLES = 10_000     # simulated tricks for the Python reference of the trick odds
+STANDARD_ERRORS = 4.0
+ROUNDING = 0.005           # the page shows whole percents
+
+
+def web_samples(players: int, round_no: int) -> int:
+    """The advisor's rounds per bid for the web page (``botpool.advice_json``)."""
+    return max(60, min(400, WEB_ADVICE_BUDGET // ((round_no + 1) * players * round_no)))
+
+
+def first_look(samples: int) -> int:
+    """The rounds every bid gets (``advisor.advise``: the best three get ``samples`` more)."""
+    return max(10, samples // 2)
+
+
+def tolerance(p: float, n_page: int, n_ref: int) -> float:
+    q = min(max(p, 1 / n_page), 1 - 1 / n_page)
+    return STANDARD_ERRORS * math.sqrt(q * (1 - q) / n_page + q * (1 - q) / n_ref) + ROUNDING
+
+
+async def tap_hand(page: Page, hand: list[str]) -> None:
+    """Tap the dice behind the screen in with each kind's + button."""
+    for kind in dict.fromkeys(hand):
+        for _ in range(hand.count(kind)):
+            await page.get_by_role("button", name=f"{kind}: one more", exact=True).click()
+        shown = await page.locator(f'.odds-dice output[aria-label="{kind}"]').inner_text()
+        assert shown == str(hand.count(kind)), kind
+
+
+async def reference_advice() -> dict[str, Any]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "minodice", "advise", "--players", str(PLAYERS),
+        "--round", str(ROUND), "--seat", str(SEAT), "--hand", ",".join(HAND), "--json",
+        "--samples", str(REFERENCE_SAMPLES), "--seed", "7",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    answer: dict[str, Any] = json.loads(out)
+    return answer
+
+
+async def test_bid_odds_match_minodice_advise(server: LiveServer, pages: Pages) -> None:
+    """Red, red, griffin, gray, purple in round 5 of a 4-player game, two seats after the
+    start player: each bid's "Makes it" on the page is `minodice advise`'s for the same
+    hand, within sampling error."""
+    reference_task = asyncio.create_task(reference_advice())
+    page = await pages.new()
+    await page.goto(server.base + "/odds")
+    await page.locator("#odds-go").wait_for()
+    assert await page.locator("#odds-go").is_disabled()  # no dice yet
+    await tap_hand(page, HAND)
+    await page.select_option("#odds-players", str(PLAYERS))
+    await page.select_option("#odds-position", str(SEAT))
+    assert f"Round {ROUND}: {ROUND} dice behind your screen." in \
+        await page.locator("main").inner_text()
+    await page.get_by_role("button", name="Show the odds").click()
+    answer = page.locator("#odds-answer")
+    await answer.wait_for()
+
+    rows = []
+    for row in await answer.locator("tbody tr").all():
+        cells = [await c.inner_text() for c in await row.locator("td").all()]
+        assert re.fullmatch(r"\d+%", cells[1]), cells
+        assert re.fullmatch(r"[+-]\d+\.\d", cells[2]), cells
+        is_best = "best" in (await row.get_attribute("class") or "")
+        rows.append((int(cells[0]), int(cells[1][:-1]) / 100, is_best))
+    model = await answer.locator(".model").inner_text()
+    found = re.search(r"(\d+) simulated rounds for the best bid", model)
+    assert found, model
+    best_page = int(found.group(1))
+    samples = web_samples(PLAYERS, ROUND)
+    assert best_page == first_look(samples) + samples
+    best = [bid for bid, _p, is_best in rows if is_best]
+    assert len(best) == 1
+    assert f"Best bid: {best[0]}" in await answer.locator("h2").inner_text()
+
+    reference = await reference_task
+    assert [r["bid"] for r in reference["bids"]] == [bid for bid, _p, _b in rows] \
+        == list(range(ROUND + 1))
+    far = []
+    for (bid, shown, is_best), ref in zip(rows, reference["bids"], strict=True):
+        n_page = best_page if is_best else first_look(samples)
+        n_ref = reference["samples"] if bid == reference["best_bid"] else \
+            first_look(REFERENCE_SAMPLES)
+        allowed = tolerance(ref["make_chance"], n_page, n_ref)
+        if abs(shown - ref["make_chance"]) > allowed:
+            far.append(f"bid {bid}: page {shown:.0%} ({n_page} rounds), advise "
+                       f"{ref['make_chance']:.1%} ({n_ref} rounds), allowed ±{allowed:.1%}")
+    assert not far, "\n".join(far)
+
+
+async def test_trick_odds_and_the_follow_rule(server: LiveServer, pages: Pages) -> None:
+    """During a trick: a red 6 rolled; each of the five dice's kinds gets a chance (the
+    engine's model, within sampling error), and gray and purple, which R9 forbids while
+    a red die is behind the screen, are marked."""
+    dice_set = load_dice_set("mino")
+    reference_task = asyncio.get_running_loop().run_in_executor(
+        None, lambda: trick_odds(dice_set, PLAYERS, HAND, [("red", 6)],
+                                 samples=TRICK_SAMPLES, seed=3))
+    page = await pages.new()
+    await page.goto(server.base + "/odds")
+    await page.get_by_role("tab", name="During a trick").click()
+    await tap_hand(page, HAND)
+    await page.select_option("#odds-players", str(PLAYERS))
+    assert "Nothing yet: you lead." in await page.locator("main").inner_text()
+    await page.select_option("#odds-rolled-kind", "red")
+    await page.select_option("#odds-rolled-face", "6")
+    await page.get_by_role("button", name="Add", exact=True).click()
+    await page.locator(".rolls .roll").wait_for()
+    assert "Follow: red" in await page.locator("main").inner_text()
+    await page.get_by_role("button", name="Show the odds").click()
+    answer = page.locator("#odds-answer")
+    await answer.wait_for()
+
+    shown: dict[str, tuple[float, str, bool]] = {}
+    for row in await answer.locator("tbody tr").all():
+        kind = await row.locator("th").inner_text()
+        percent, note = [await c.inner_text() for c in await row.locator("td").all()]
+        assert re.fullmatch(r"\d+%", percent), percent
+        blocked = "blocked" in (await row.get_attribute("class") or "")
+        shown[kind] = (int(percent[:-1]) / 100, note, blocked)
+    assert sorted(shown) == sorted(set(HAND))
+    for kind, (_chance, note, blocked) in shown.items():
+        illegal = kind in ("gray", "purple")
+        assert blocked == illegal, kind
+        assert note == ("✗ follow red (R9)" if illegal else ""), kind
+    model = await answer.locator(".model").inner_text()
+    found = re.search(r"the (\d+) players still to roll .*?; (\d+) simulated tricks", model)
+    assert found, model
+    assert int(found.group(1)) == PLAYERS - 2
+    n_page = int(found.group(2))
+
+    reference = await reference_task
+    assert reference.follow == "red"
+    assert set(reference.legal) == {"red", "griffin"}
+    far = []
+    for kind, (chance, _note, _blocked) in shown.items():
+        p = reference.chances[kind]
+        allowed = tolerance(p, n_page, TRICK_SAMPLES)
+        if abs(chance - p) > allowed:
+            far.append(f"{kind}: page {chance:.0%} ({n_page} tricks), engine {p:.1%}, "
+                       f"allowed ±{allowed:.1%}")
+    assert not far, "\n".join(far)
+    assert shown["purple"][0] == 0  # a purple die never beats a red 6
+    assert shown["griffin"][0] > shown["red"][0] > shown["gray"][0]
