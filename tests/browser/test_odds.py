@@ -23,7 +23,7 @@ import pytest
 
 from minodice.bots.odds import trick_odds
 from minodice.core.dice import load_dice_set
-from minodice.server.botpool import WEB_ADVICE_BUDGET
+from minodice.server.botpool import WEB_ADVICE_BUDGET, WEB_ADVICE_MAX_SAMPLES
 
 from .conftest import LiveServer, Pages
 
@@ -42,7 +42,8 @@ ROUNDING = 0.005           # the page shows whole percents
 
 def web_samples(players: int, round_no: int) -> int:
     """The advisor's rounds per bid for the web page (``botpool.advice_json``)."""
-    return max(60, min(400, WEB_ADVICE_BUDGET // ((round_no + 1) * players * round_no)))
+    return max(60, min(WEB_ADVICE_MAX_SAMPLES,
+                       WEB_ADVICE_BUDGET // ((round_no + 1) * players * round_no)))
 
 
 def first_look(samples: int) -> int:

@@ -28,6 +28,7 @@ log = logging.getLogger("minodice.server")
 T = TypeVar("T")
 #: The page's advisor answers within ~100 ms: fewer simulated dice than the command line's.
 WEB_ADVICE_BUDGET = 8000
+WEB_ADVICE_MAX_SAMPLES = 300
 
 _bots: dict[str, Bot] = {}
 
@@ -47,7 +48,7 @@ def advice_json(players: int, round_no: int, seat: int, hand: str, edition: str,
     from minodice.bots.advisor import advise
 
     return advise(players, round_no, seat, hand, edition, variant, announced=announced,
-                  budget=WEB_ADVICE_BUDGET, max_samples=400).to_json()
+                  budget=WEB_ADVICE_BUDGET, max_samples=WEB_ADVICE_MAX_SAMPLES).to_json()
 
 
 def trick_odds_json(players: int, hand: list[str], rolled: list[tuple[str, int | str]],
