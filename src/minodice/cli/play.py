@@ -1,14 +1,21 @@
-"""``minodice play``: Mino Dice in the terminal, against bots or around one screen."""
+"""``minodice play``: Mino Dice in the terminal, against bots or around one screen; and
+``minodice games``: the games saved so far.
+
+A game is never lost: the games folder is checked before play, a new game gets a file of
+its own at once, the session holds it (a second session on it is refused), and every save
+is atomic (see :mod:`minodice.play.saves`). The command printed after play runs as printed.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import secrets
+import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, NoReturn, Optional
 
 import typer
 
@@ -24,10 +31,20 @@ from minodice.cli.common import (
     lineup,
 )
 from minodice.core.errors import InvalidRecordError
-from minodice.core.record import parse_record
+from minodice.core.record import dumps_record, parse_record
 from minodice.files import read_text
 from minodice.i18n import LANGUAGES, language_from_env, translator
+from minodice.play import saves
+from minodice.play.saves import GameFile, SaveError
 from minodice.play.table import Table, TableError, new_table
+from minodice.text.safe import one_line, printable
+from minodice.tui.render import COLUMN_HEADERS
+
+GamesDirOpt = Annotated[
+    Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
+    typer.Option("--games-dir", help="Folder for saved games (default: $MINODICE_GAMES or "
+                 "~/.local/share/minodice/games)."),
+]
 
 
 def default_games_dir() -> Path:
@@ -37,6 +54,32 @@ def default_games_dir() -> Path:
         return Path(explicit)
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "minodice" / "games"
+
+
+def shell_command() -> str:
+    """How to run this minodice again from a shell, exactly as printed: the absolute path
+    of the running ``minodice`` script, else this Python with ``-m minodice`` (``minodice``
+    itself may not be on the PATH, as after ``make play``)."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if (script is not None and script.name.startswith("minodice") and script.is_file()
+            and os.access(script, os.X_OK)):
+        return shlex.quote(os.path.abspath(script))
+    return f"{shlex.quote(sys.executable)} -m minodice"
+
+
+def default_player_name(lang: str, user: str | None) -> str:
+    """The name of the person at the screen when none is given: the login name if it is a
+    fit name, else "You" in ``lang``; never a column header of the table in any language
+    (a player called "Player" would sit under the header "Player")."""
+    headers = {translator(code).gettext(h).casefold() for code in LANGUAGES
+               for h in COLUMN_HEADERS}
+    candidates = []
+    login = (user or "").strip()
+    if login and login != "root" and login.isprintable() and len(login) <= 20:
+        candidates.append(login.capitalize())
+    you = translator(lang).gettext("You")
+    candidates += [you, f"{you} 1"]
+    return next(c for c in candidates if c.casefold() not in headers)
 
 
 # Table.restore says "it ..." of the record; a resumed file says the same of its path.
@@ -55,13 +98,14 @@ def resume_table(path: Path, trust_bots: bool = False) -> Table:
     try:
         text = read_text(path)
     except ValueError as exc:
-        raise TableError(str(exc)) from None
+        raise TableError(one_line(str(exc))) from None
     try:
         loaded = parse_record(text)
     except InvalidRecordError as exc:
-        raise TableError(f"{path} is not a valid game record: {exc}") from None
+        raise TableError(f"{path} is not a valid game record: {one_line(str(exc))}") from None
     if loaded.state.is_terminal():
-        raise TableError(f"{path} is a finished game; show it with: minodice replay {path}")
+        raise TableError(f"{path} is a finished game; show it with: {shell_command()} "
+                         f"replay {shlex.quote(str(path))}")
     try:
         return Table.restore(json.loads(text), trust_bots=trust_bots)
     except TableError as exc:
@@ -100,11 +144,10 @@ def play(
         typer.Option("--resume", help="Continue a saved game (a record file); players, bots, "
                      "edition and seed then come from the record."),
     ] = None,
-    games_dir: Annotated[
-        Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--games-dir", help="Folder for saved games (default: "
-                     "$MINODICE_GAMES or ~/.local/share/minodice/games)."),
-    ] = None,
+    continue_last: Annotated[bool, typer.Option(
+        "--continue", help="Continue the newest unfinished game of the games folder "
+        "(see minodice games).")] = False,
+    games_dir: GamesDirOpt = None,
     delay: Annotated[float, typer.Option("--delay", help="Seconds per bot move and roll "
                                          "animation; 0 for none.")] = 0.6,
     trust_bots: Annotated[bool, typer.Option("--trust-bots", help="With --resume: also load "
@@ -117,52 +160,115 @@ def play(
                                  param_hint="--lang")
     if delay < 0:
         raise typer.BadParameter("must be 0 or more", param_hint="--delay")
-    folder = games_dir or default_games_dir()
-    if resume is None:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise typer.BadParameter(f"cannot use {folder} for saved games: "
-                                     f"{exc.strerror}", param_hint="--games-dir") from None
-        if not folder.is_dir():
-            raise typer.BadParameter(f"{folder} is not a folder", param_hint="--games-dir")
+    if continue_last and resume is not None:
+        raise typer.BadParameter("give --resume FILE or --continue, not both",
+                                 param_hint="--continue")
+    folder = (games_dir or default_games_dir()).absolute()
+    command = shell_command()
+    game: GameFile | None = None
     try:
+        if continue_last:
+            newest = saves.newest_unfinished(folder)
+            if newest is None:
+                fail(f"no unfinished game in {folder}; start one with: {command} play")
+            resume = newest.path
         if resume is not None:
+            resume = resume.absolute()
+            if resume.exists():  # held before it is read: no other session saves it meanwhile
+                game = GameFile.open(resume)
             table = resume_table(resume, trust_bots)
-            save_path = resume
+            saves.check_folder(resume.parent)
         else:
-            check_range("--players", players, 3, 6)
-            user = os.environ.get("USER", "").strip()
-            default_name = user.capitalize() if user and user != "root" else (
-                translator(language).gettext("Player"))
-            people = name or [default_name]
-            if len(people) > players:
-                raise typer.BadParameter(f"{len(people)} people for {players} seats",
-                                         param_hint="--name")
-            levels = lineup(bots, players - len(people), "bot seats") if len(
-                people) < players else []
-            game_seed = seed if seed is not None else secrets.randbelow(10**9)
-            table = new_table(players, people, levels or ["easy"], edition.value,
-                              variant.value, game_seed)
-            for seat, spec in enumerate(table.seats):
-                if not spec.is_human:
-                    table.bot(seat)  # make every bot now: one that fails says so before play
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            save_path = folder / f"game-{stamp}-{game_seed}.json"
+            saves.check_folder(folder)
+            table = _new_table(players, name, bots, edition, variant, seed, language)
+    except SaveError as exc:
+        _close(game)
+        hint = "" if isinstance(exc, saves.GameInUseError) else (
+            "; choose another folder with --games-dir" if resume is None else
+            "; copy the file to a folder you can write to and resume the copy")
+        fail(one_line(str(exc)) + hint)
     except (TableError, BotError) as exc:
-        typer.echo(f"minodice play: {exc}", err=True)
-        raise typer.Exit(1) from None
+        _close(game)
+        fail(one_line(str(exc)))
     if not sys.stdin.isatty() or not sys.stdout.isatty():
-        typer.echo("minodice play: needs a terminal (use minodice simulate or tournament for "
-                   "games without one)", err=True)
-        raise typer.Exit(1)
+        _close(game)
+        fail("needs a terminal (use minodice simulate or tournament for games without one)")
+    if game is None:
+        try:
+            game = GameFile.create(folder, dumps_record(table.snapshot()))
+        except SaveError as exc:
+            fail(one_line(str(exc)) + "; choose another folder with --games-dir")
     from minodice.tui.app import TableApp
 
-    screen = TableApp(table, language, save_path, delay)
-    screen.run()
+    screen = TableApp(table, language, game, delay, command)
+    try:
+        screen.run()
+    finally:
+        screen.close_games()
     _ = translator(language).gettext
+    if screen.unsaved:
+        typer.echo(f"minodice play: {screen.exit_note}", err=True)
+        raise typer.Exit(1)
     if screen.exit_note:
         typer.echo(screen.exit_note)
-    elif table.is_over():
-        typer.echo(_("Game record saved: {path} (show it with: minodice replay {path})").format(
-            path=save_path))
+    elif table.is_over() and screen.save_path is not None:
+        path = shlex.quote(str(screen.save_path))
+        typer.echo(_("Game record saved: {path} (show it with: {command})").format(
+            path=screen.save_path, command=f"{command} replay {path}"))
+    if screen.return_code:
+        raise typer.Exit(screen.return_code)
+
+
+def fail(message: str) -> NoReturn:
+    typer.echo(f"minodice play: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def _close(game: GameFile | None) -> None:
+    if game is not None:
+        game.close()
+
+
+def _new_table(players: int, name: list[str] | None, bots: str, edition: Edition,
+               variant: VariantOption, seed: int | None, language: str) -> Table:
+    check_range("--players", players, 3, 6)
+    people = name or [default_player_name(language, os.environ.get("USER"))]
+    if len(people) > players:
+        raise typer.BadParameter(f"{len(people)} people for {players} seats",
+                                 param_hint="--name")
+    levels = lineup(bots, players - len(people), "bot seats") if len(people) < players else []
+    game_seed = seed if seed is not None else secrets.randbelow(10**9)
+    table = new_table(players, people, levels or ["easy"], edition.value, variant.value,
+                      game_seed)
+    for seat, spec in enumerate(table.seats):
+        if not spec.is_human:
+            table.bot(seat)  # make every bot now: one that fails says so before play
+    return table
+
+
+@app.command()
+def games(games_dir: GamesDirOpt = None) -> None:
+    """The saved games, newest first: when, which round, who plays, and the file."""
+    folder = (games_dir or default_games_dir()).absolute()
+    command = shell_command()
+    found = saves.list_games(folder)
+    if not found:
+        typer.echo(f"No saved games in {printable(str(folder))}. Start one with: "
+                   f"{command} play")
+        return
+    typer.echo(f"Saved games in {printable(str(folder))}, newest first:")
+    for game in found:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.modified))
+        if game.problem:
+            what = f"cannot be read: {one_line(game.problem, 120)}"
+        else:
+            where = ("finished" if game.finished else
+                     f"round {game.round_no}/{game.rounds}")
+            what = f"{where:<11}  {printable(', '.join(game.players))}"
+            if not game.resumable and not game.finished:
+                what += " (a record, not saved by minodice play)"
+        typer.echo(f"  {when}  {what}  {printable(str(game.path))}")
+    if any(g.can_continue for g in found):
+        typer.echo(f"Continue the newest unfinished game with: {command} play --continue"
+                   + ("" if games_dir is None else
+                      f" --games-dir {shlex.quote(str(folder))}"))

@@ -29,19 +29,20 @@ from minodice.core.errors import InvalidRecordError
 from minodice.core.record import LoadedRecord, dumps_record, export_record, parse_record, summarize
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig, GameState
-from minodice.files import read_text
+from minodice.files import read_capped, read_text
 from minodice.play.match import play_bot_game
+from minodice.play.saves import write_atomic
 from minodice.play.simulate import SimulationSummary, game_rng, play_random_game, simulate
 from minodice.text.replay import render_replay
+from minodice.text.safe import json_text, one_line, printable
 
 
 def read_record_text(file: str) -> str:
-    if file == "-":
-        try:
-            return sys.stdin.buffer.read().decode("utf-8")
-        except UnicodeDecodeError:
-            raise InvalidRecordError("cannot read standard input: not UTF-8 text") from None
+    """A record's text from a file or standard input (``-``), read up to 16 MB; every
+    problem is an :class:`InvalidRecordError` with one line saying it."""
     try:
+        if file == "-":
+            return read_capped(sys.stdin.buffer, "standard input")
         return read_text(Path(file))
     except ValueError as exc:
         raise InvalidRecordError(str(exc)) from None
@@ -58,12 +59,17 @@ def replay(
     try:
         loaded: LoadedRecord = parse_record(read_record_text(file))
     except InvalidRecordError as exc:
-        typer.echo(f"minodice replay: invalid record: {exc}", err=True)
+        # What the record says is shown, never obeyed: escapes, long numbers by length.
+        typer.echo(f"minodice replay: invalid record: {one_line(str(exc))}", err=True)
         if as_json:
-            typer.echo(json.dumps(exc.to_json(), ensure_ascii=False))
+            error = exc.to_json()
+            inner = error["error"]
+            assert isinstance(inner, dict)
+            inner["message"] = one_line(exc.message)
+            typer.echo(json_text(error))
         raise typer.Exit(1) from None
     if as_json:
-        typer.echo(json.dumps(summarize(loaded.state, loaded.players), ensure_ascii=False))
+        typer.echo(json_text(summarize(loaded.state, loaded.players)))
     else:
         typer.echo(render_replay(loaded.state, loaded.players), nl=False)
 
@@ -78,17 +84,24 @@ def simulate_cmd(
     variant: VariantOpt = VariantOption.standard,
     save_records: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--save-records", help="Write one record per game into this folder."),
+        typer.Option("--save-records", help="Write one record per game into this folder "
+                     "(game-0001.json, …); records already there are kept unless --force."),
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help="With --save-records: replace "
+                                        "records of the same names.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     bots: Annotated[
         str, typer.Option("--bots", help="Comma-separated bots, one per seat or one for all: "
                           "random, easy, medium, hard, file.py:Class or module:Class.")
     ] = "random",
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds a bot may take "
+                                              "for one decision.")] = 10.0,
 ) -> None:
     """Play many games (between random legal players by default) and summarise them."""
     check_range("--players", players, 3, 6)
     check_range("--games", games, 1)
+    if time_limit <= 0:
+        raise typer.BadParameter("must be positive", param_hint="--time-limit")
     seats = lineup(bots, players)
     if save_records is not None:
         if save_records.exists() and not save_records.is_dir():
@@ -99,24 +112,45 @@ def simulate_cmd(
         except OSError as exc:
             raise typer.BadParameter(f"cannot create {save_records}: {exc.strerror}",
                                      param_hint="--save-records") from None
+    digits = max(4, len(str(games)))
+
+    def record_path(index: int) -> Path:
+        assert save_records is not None
+        return save_records / f"game-{index + 1:0{digits}d}.json"
+
+    if save_records is not None and not force:
+        taken = [p for p in map(record_path, range(games)) if p.exists()]
+        if taken:
+            more = f" (and {len(taken) - 1} more of this run's names)" if len(taken) > 1 else ""
+            typer.echo(f"minodice simulate: {printable(str(taken[0]))} exists{more}; add "
+                       "--force to replace, or choose another folder", err=True)
+            raise typer.Exit(1)
     dice_set = load_dice_set(edition.value)
     summary = SimulationSummary(players)
     runs: Iterator[GameState]
     names = [f"Bot {i + 1}" for i in range(players)]
-    digits = max(4, len(str(games)))
 
     def save(index: int, state: Any) -> None:
         if save_records is None:
             return
         record = export_record(state, names, {"seed": seed, "game": index + 1})
-        (save_records / f"game-{index + 1:0{digits}d}.json").write_text(
-            dumps_record(record), encoding="utf-8")
+        path = record_path(index)
+        try:
+            write_atomic(path, dumps_record(record), replace=force, private=False)
+        except FileExistsError:
+            typer.echo(f"minodice simulate: {printable(str(path))} appeared during the run and "
+                       "was kept; add --force to replace it", err=True)
+            raise typer.Exit(1) from None
+        except OSError as exc:
+            typer.echo(f"minodice simulate: cannot write {printable(str(path))}: "
+                       f"{exc.strerror or exc}", err=True)
+            raise typer.Exit(1) from None
 
     if set(seats) == {"random"}:
         runs = simulate(players, games, seed, dice_set, Variant(variant.value), on_game=save)
     else:
         names = seats
-        runs = _bot_games(seats, games, seed, edition.value, variant.value, save)
+        runs = _bot_games(seats, games, seed, edition.value, variant.value, save, time_limit)
     start = time.perf_counter()
     if sys.stderr.isatty():
         with progress_bar() as progress:
@@ -139,7 +173,8 @@ def simulate_cmd(
             "bid_success": round(summary.bid_success, 4),
         }))
         return
-    who = "random players" if set(seats) == {"random"} else "seats: " + ",".join(seats)
+    who = ("random players" if set(seats) == {"random"}
+           else "seats: " + printable(",".join(seats)))
     typer.echo(f"Simulated {games} games: {players} {who}, dice set {edition.value}, "
                f"variant {variant.value}, seed {seed}")
     typer.echo(f"Time: {summary.seconds:.2f} s ({summary.games_per_second:,.0f} games/s)")
@@ -147,11 +182,12 @@ def simulate_cmd(
     typer.echo(f"Mean score per seat: {means}")
     typer.echo(f"Bids made: {summary.bid_success:.1%} of {summary.bids:,}")
     if save_records is not None:
-        typer.echo(f"Records saved in {save_records}/")
+        typer.echo(f"Records saved in {printable(str(save_records))}/")
 
 
 def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, variant: str,
-               on_game: Callable[[int, GameState], None]) -> Iterator[GameState]:
+               on_game: Callable[[int, GameState], None],
+               time_limit: float) -> Iterator[GameState]:
     """Games between the bots of ``seat_bots`` (seats as given), for ``simulate``."""
     for index in range(games):
         rng = game_rng(seed, index)
@@ -159,9 +195,9 @@ def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, varian
                             rng.randrange(len(seat_bots)))
         try:
             state, _ = play_bot_game(config, [make_bot(b) for b in seat_bots], seat_bots, seed,
-                                     index, f"{seed}:{index}", time_limit=60.0)
+                                     index, f"{seed}:{index}", time_limit)
         except BotError as exc:
-            typer.echo(f"minodice simulate: {exc}", err=True)
+            typer.echo(f"minodice simulate: {one_line(str(exc))}", err=True)
             raise typer.Exit(1) from None
         on_game(index, state)
         yield state

@@ -2,7 +2,8 @@
 why, each round's score breakdown and the score table (``minodice replay``).
 
 Plain text, no colour and no terminal tricks, so that the output is the same in a pipe,
-in a golden file and on screen.
+in a golden file and on screen. Names are what people typed: control characters in them
+are written as escapes (:func:`~minodice.text.safe.printable`), never sent raw.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from minodice.core.rules import resolve_trick
 from minodice.core.state import GameState, Phase
 from minodice.i18n import translator
 from minodice.i18n.words import Words
+from minodice.text.safe import printable
 
 
 def _join(names: Sequence[str], values: Sequence[object]) -> str:
@@ -25,6 +27,7 @@ def _signed(value: int) -> str:
 
 def render_replay(state: GameState, names: Sequence[str]) -> str:
     """The whole game so far as text, ending with the score table and the result."""
+    names = [printable(n) for n in names]
     ds = state.dice_set
     words = Words(translator("en"), ds)
     out: list[str] = []
@@ -80,6 +83,7 @@ def render_replay(state: GameState, names: Sequence[str]) -> str:
 
 def render_score_table(state: GameState, names: Sequence[str]) -> str:
     """The score pad: running totals after each round, then the result."""
+    names = [printable(n) for n in names]
     width = max(8, *(len(n) + 1 for n in names))
     header = "Round ".ljust(8) + "".join(n.rjust(width) for n in names)
     lines = ["Score table", header]

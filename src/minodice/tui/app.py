@@ -16,12 +16,22 @@ Events from the table (rolls, tricks, bids revealed, rounds scored) are queued a
 one at a time, with a short roll animation unless ``delay`` is 0. With several people at
 one screen (hot seat) the dice panel is hidden after each person's decision, and a
 "pass to NAME" screen comes before the next person's turn.
+
+The game is saved (:class:`~minodice.play.saves.GameFile`) after every trick and round and
+on ``q``. A save that fails is said on screen, where and why; the game stays open, ``o``
+saves it in another folder, and quitting without a saved game needs a second ``q`` and
+ends with ``unsaved`` set (``minodice play`` then exits non-zero).
+
+A bot's own failure (an outside bot raising, or choosing an illegal action) is said and
+ends the game; anything else is a bug in minodice: its traceback goes to a log file, and
+the screen and the exit note say where.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import shlex
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +43,8 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from minodice.bots.advisor import advise
-from minodice.core.actions import Bid, Roll
+from minodice.bots.protocol import BUILTIN_BOTS, BotError
+from minodice.core.actions import Action, Bid, Roll
 from minodice.core.record import dumps_record
 from minodice.core.rules import winners
 from minodice.core.state import Phase
@@ -41,6 +52,7 @@ from minodice.core.view import SeatView
 from minodice.i18n import translator
 from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
+from minodice.play.saves import GameFile, SaveError, save_table
 from minodice.play.table import (
     BidMade,
     BidsRevealed,
@@ -53,8 +65,10 @@ from minodice.play.table import (
     Table,
     TrickWon,
 )
+from minodice.text.safe import printable
 from minodice.tui import render
-from minodice.tui.screens import PageScreen, PassScreen
+from minodice.tui.failures import GuardedBot, write_crash_log
+from minodice.tui.screens import FolderScreen, PageScreen, PassScreen
 
 CSS = """
 Screen { layout: vertical; }
@@ -64,8 +78,8 @@ Screen { layout: vertical; }
 #dice { width: 3fr; border: round $primary; padding: 0 1; }
 #trick { width: 3fr; border: round $secondary; padding: 0 1; }
 #players { width: 4fr; border: round $accent; padding: 0 0; }
-#log { height: 4; padding: 0 1; }
-#prompt { height: 2; padding: 0 1; background: $boost; }
+#log { height: 4; padding: 0 1; }  /* LOG_ROWS */
+#prompt { height: auto; min-height: 2; max-height: 6; padding: 0 1; background: $boost; }
 #keys { height: 1; padding: 0 1; color: $text-muted; }
 .box { width: 90%; max-width: 100; height: 90%; border: thick $accent;
        background: $panel; padding: 0 1; }
@@ -74,20 +88,16 @@ PassScreen, PageScreen { align: center middle; }
 #pass-title, #page-title { text-style: bold; margin-bottom: 1; }
 #page-scroll { height: 1fr; }
 #page-hint { height: 1; color: $text-muted; }
+FolderScreen { align: center middle; }
+#folder-box { height: auto; padding: 1 2; }
+#folder-title { text-style: bold; margin-bottom: 1; }
+#folder-error { height: auto; }
+#folder-hint { color: $text-muted; }
 """
 
+LOG_ROWS = 4  # the height of #log
 
-def save_table(table: Table, path: Path) -> None:
-    """Write ``table``'s snapshot to ``path`` (a record that resumes exactly), atomically:
-    to a temporary file first, which then replaces ``path``.
-
-    The snapshot holds the bids already made in a round still being bid: the file is for
-    the people at this screen only.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(dumps_record(table.snapshot()), encoding="utf-8")
-    tmp.replace(path)
+__all__ = ["TableApp", "save_table"]
 
 
 class TableApp(App[None]):
@@ -100,15 +110,24 @@ class TableApp(App[None]):
         self,
         table: Table,
         lang: str = "en",
-        save_path: Path | None = None,
+        save_to: GameFile | Path | None = None,
         delay: float = 0.5,
+        command: str = "minodice",
     ) -> None:
+        """``save_to``: the game's file (a path is saved to without a lock); ``command``:
+        how the person runs minodice again, for the note after play."""
         super().__init__()
         self.table = table
+        self.names = [printable(n) for n in table.names]  # what people typed, shown as typed
         self.lang = lang
         self.words = Words(translator(lang), table.config.dice_set)
         self._ = self.words._
-        self.save_path = save_path
+        self.game = GameFile(save_to) if isinstance(save_to, Path) else save_to
+        self.command = command
+        self.unsaved = False      # the last save failed: the game on screen is in no file
+        self.save_error: SaveError | None = None  # where and why the last save failed
+        self.quitting = False     # q after a failed save: a second q leaves unsaved
+        self.crash_log: Path | None = None
         self.delay = delay
         self.mode = "wait"
         self.active: int | None = None      # the person whose decision is asked for
@@ -123,6 +142,7 @@ class TableApp(App[None]):
         self.hot_seat = len(table.humans) > 1
         self.saved_message = ""
         self.exit_note = ""
+        self.spare_games: list[GameFile] = []  # files left for another folder: closed at exit
         self.frozen_round: int | None = None  # a finished round still on screen (0-based)
         if not self.hot_seat and table.humans:
             self.viewer = table.humans[0]
@@ -150,6 +170,10 @@ class TableApp(App[None]):
         self.refresh_table()
         self.call_after_refresh(self.next_decision)
 
+    @property
+    def save_path(self) -> Path | None:
+        return self.game.path if self.game is not None else None
+
     def seat_view(self) -> SeatView:
         """What the screen may show: the view of the person at it (no hand for nobody)."""
         return self.table.view(self.viewer)
@@ -157,7 +181,7 @@ class TableApp(App[None]):
     def refresh_table(self) -> None:
         view = self.seat_view()
         _ = self._
-        names = self.table.names
+        names = self.names
         trick_no = max(1, view.trick_number) if view.phase in (Phase.PLAY, Phase.ROLL) else 0
         if self.mode == "ack" and self.frozen_round is None:
             trick_no = len(view.round_trick_winners)  # the trick just won is still shown
@@ -183,33 +207,55 @@ class TableApp(App[None]):
             self.words, view.dice_set, self.shown_trick, names, self.rolling))
         self.query_one("#players", Static).update(render.players_panel(
             self.words, view, names, self.active, self.frozen_round))
-        self.query_one("#log", Static).update(Group(*self.log_lines))
+        self.query_one("#log", Static).update(self.newest_log_lines())
         self.query_one("#prompt", Static).update(self.prompt_text())
         self.query_one("#keys", Static).update(Text(self.keys_text(), style="dim"))
+
+    def newest_log_lines(self) -> Group:
+        """The newest messages that fit the log's 4 rows, wrapped as they will be shown:
+        a long message (a path, a bot's error) never hides the ones after it."""
+        width = self.query_one("#log", Static).content_size.width or max(10, self.size.width - 2)
+        shown: list[Text] = []
+        rows = 0
+        for line in reversed(self.log_lines):
+            rows += len(line.wrap(self.console, width))
+            if rows > LOG_ROWS and shown:
+                break
+            shown.append(line)
+        return Group(*reversed(shown))
 
     def prompt_text(self) -> Text:
         _ = self._
         text = Text()
         if self.mode == "bid" and self.active is not None:
-            text.append(_("Your bid, {name}: ").format(name=self.table.names[self.active]))
+            text.append(_("Your bid, {name}: ").format(name=self.names[self.active]))
             text.append(f" {self.bid_choice} ", style="reverse bold")
             text.append("  " + _("0 to {n}: ↑↓ or digits, Enter confirms. Secret until all "
                                   "have bid.").format(n=self.table.round_no))
         elif self.mode == "play" and self.active is not None:
             text.append(_("Choose a die to roll, {name}: digits or ↑↓, Enter rolls it.").format(
-                name=self.table.names[self.active]))
+                name=self.names[self.active]))
         elif self.mode == "ack":
             text.append(_("Press Enter to continue."), style="bold")
         elif self.mode == "over":
             text.append(_("The game is over. Press Enter or q to leave."), style="bold")
         else:
             text.append(_("Waiting…"), style="dim")
-        if self.saved_message:
+        if self.unsaved:
+            text.append("\n" + self.save_problem() + " " + _(
+                "Press o to save it in another folder."), style="bold red")
+        elif self.saved_message:
             text.append("\n" + self.saved_message, style="dim")
         return text
 
     def keys_text(self) -> str:
-        return self._("Enter OK · ↑↓/0–9 · f faces · a advice · r rules · s scores · q save & quit")
+        _ = self._
+        keys = _("Enter OK · ↑↓/0–9 · f faces · a advice · r rules · s scores · q save & quit")
+        if not self.unsaved:
+            return keys
+        if self.quitting:
+            return _("o save in another folder · q quit without saving")
+        return _("o save in another folder") + " · " + keys
 
     def round_message(self, round_no: int) -> str:
         return self.words.ngettext("Round {n}: everyone draws {n} die.",
@@ -241,7 +287,7 @@ class TableApp(App[None]):
                 self.active = None
                 self.mode = "wait"
                 self.refresh_table()
-                name = table.names[seat]
+                name = self.names[seat]
                 self.push_screen(
                     PassScreen(self._("Pass to {name}").format(name=name),
                                self._("Nobody else should look at the screen now. Press Enter "
@@ -269,19 +315,55 @@ class TableApp(App[None]):
             self.cursor = next((i for i, k in enumerate(kinds) if k in legal), 0)
         self.refresh_table()
 
+    def bot_decision(self, seat: int) -> Action:
+        """The decision of ``seat``'s bot (in a worker thread). An outside bot's own
+        failure is a :class:`BotError`; a built-in bot's failure is a bug of ours."""
+        table = self.table
+        spec = table.seats[seat].bot
+        bot = table.bot(seat)
+        if spec is not None and spec not in BUILTIN_BOTS:
+            return table.bot_decision(seat, GuardedBot(bot, spec))
+        return table.bot_decision(seat)
+
     async def bot_turn(self, seat: int) -> None:
         if self.delay:
             await asyncio.sleep(self.delay / 2)
+        spec = self.table.seats[seat].bot
         try:
-            action = await asyncio.to_thread(self.table.bot_decision, seat)
-        except Exception as exc:
+            action = await asyncio.to_thread(self.bot_decision, seat)
+        except BotError as exc:
+            if spec in BUILTIN_BOTS:
+                self.bug(exc)
+                return
+            cause = exc.__cause__  # what the bot raised, if it raised
+            error = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
             self.say(Text(self._("The bot {name} failed: {error}").format(
-                name=self.table.names[seat], error=exc), style="bold red"))
+                name=self.names[seat], error=printable(error)), style="bold red"))
             self.save()
             self.mode = "over"
             self.refresh_table()
             return
+        except Exception as exc:  # not the bot's: a bug in minodice
+            self.bug(exc)
+            return
         self.apply(seat, action)
+
+    def bug(self, exc: BaseException) -> None:
+        """A bug in minodice stopped the game: keep the traceback in a log, say where."""
+        _ = self._
+        self.crash_log = write_crash_log(exc, self.save_path, self.table)
+        where = str(self.crash_log) if self.crash_log else _("(no log could be written)")
+        message = _("A bug in minodice stopped the game ({error}). The details are in "
+                    "{path}; please report it.").format(
+                        error=printable(f"{type(exc).__name__}: {exc}")[:200], path=where)
+        self.say(Text(message, style="bold red"))
+        saved = self.save()
+        self.exit_note = message
+        if saved and not self.table.is_over():
+            self.exit_note += "\n" + self.continue_note()
+        self.mode = "over"
+        self.active = None
+        self.refresh_table()
 
     def apply(self, seat: int, action: Bid | Roll) -> None:
         # Hands and bids still secret are the table's own log: the screen shows neither.
@@ -303,7 +385,7 @@ class TableApp(App[None]):
                 self.show_trick(event)
                 return
             if isinstance(event, BidsRevealed):
-                names = self.table.names
+                names = self.names
                 bids = ", ".join(f"{names[s]} {b}" for s, b in enumerate(event.bids))
                 self.say(Text(self._("Bids revealed: {bids}").format(bids=bids), style="bold"))
                 self.shown_trick = []
@@ -350,7 +432,7 @@ class TableApp(App[None]):
         frame(0)()
 
     def show_trick(self, event: TrickWon) -> None:
-        names = self.table.names
+        names = self.names
         code = event.rolls[event.result.winning_roll][2]
         reason = self.words.reason(event.result, code)
         self.shown_trick = list(event.rolls)
@@ -365,7 +447,7 @@ class TableApp(App[None]):
 
     def show_round(self, event: RoundScored) -> None:
         _ = self._
-        summary = render.round_table(self.words, self.table.view(None), self.table.names,
+        summary = render.round_table(self.words, self.table.view(None), self.names,
                                      event.round_no - 1)
         self.save()
         self.mode = "wait"
@@ -381,7 +463,7 @@ class TableApp(App[None]):
 
     def finish(self) -> None:
         view = self.table.view(None)
-        names = self.table.names
+        names = self.names
         _ = self._
         self.mode = "over"
         self.active = None
@@ -399,20 +481,67 @@ class TableApp(App[None]):
         content = Group(Text(verdict, style="bold"), Text(),
                         render.ranking(self.words, view, names), Text(),
                         render.score_pad(self.words, view, names))
-        self.push_screen(PageScreen(_("Game over"), content, self.saved_message))
+        hint = (self.save_problem() + " " + _("Press o to save it in another folder.")
+                if self.unsaved else self.saved_message)
+        self.push_screen(PageScreen(_("Game over"), content, hint))
 
     def save(self) -> bool:
-        """Save the game; ``False`` (and a message on screen) if that failed."""
-        if self.save_path is None:
+        """Save the game; ``False`` (and where and why on screen) if that failed."""
+        if self.game is None:
             return False
         try:
-            save_table(self.table, self.save_path)
-        except OSError as exc:
-            self.saved_message = self._("Could not save the game: {error}").format(
-                error=exc.strerror or exc)
+            self.game.save(dumps_record(self.table.snapshot()))
+        except SaveError as exc:
+            self.unsaved = True
+            self.save_error = exc
             return False
-        self.saved_message = self._("Saved to {path}").format(path=self.save_path)
+        self.unsaved = False
+        self.quitting = False
+        self.saved_message = self._("Saved to {path}").format(path=printable(str(self.game.path)))
         return True
+
+    def save_elsewhere(self, folder: Path) -> str | None:
+        """Move the game to a new file in ``folder``; why not, or ``None`` once saved."""
+        try:
+            moved = GameFile.create(folder, dumps_record(self.table.snapshot()))
+        except SaveError as exc:
+            return self.save_problem(exc)
+        if self.game is not None:
+            self.spare_games.append(self.game)
+        self.game = moved
+        self.unsaved = False
+        self.quitting = False
+        self.saved_message = self._("Saved to {path}").format(path=printable(str(moved.path)))
+        self.refresh_table()
+        return None
+
+    def choose_folder(self) -> None:
+        _ = self._
+        if self.game is None:
+            return
+        suggestion = Path.home() / "minodice-games"
+        self.push_screen(FolderScreen(
+            _("Save the game in another folder"), self.save_problem(),
+            _("Enter saves the game there · Esc goes back to the table"), suggestion,
+            self.save_elsewhere), lambda _folder: self.refresh_table())
+
+    def save_problem(self, error: SaveError | None = None) -> str:
+        """Where and why the last save (or ``error``) failed, as a sentence."""
+        error = error or self.save_error
+        if error is None:
+            return ""
+        return self._("Could not save the game to {path}: {error}.").format(
+            path=printable(str(error.where)), error=printable(error.why))
+
+    def close_games(self) -> None:
+        """Let every game file of this session go (another session may open them)."""
+        for game in [*self.spare_games, *([self.game] if self.game else [])]:
+            game.close()
+
+    def continue_note(self) -> str:
+        assert self.save_path is not None
+        command = f"{self.command} play --resume {shlex.quote(str(self.save_path))}"
+        return self._("Game saved. Continue it with: {command}").format(command=command)
 
     # -- keys ----------------------------------------------------------------------------
 
@@ -446,6 +575,9 @@ class TableApp(App[None]):
         if key == "s":
             self.show_score_pad()
             return True
+        if key == "o" and self.unsaved:
+            self.choose_folder()
+            return True
         if self.mode == "bid":
             return self.bid_key(key)
         if self.mode == "play":
@@ -455,21 +587,25 @@ class TableApp(App[None]):
             self.call_later(self.pump)  # after this key is done: a screen may open next
             return True
         if self.mode == "over" and key in ("enter", "escape"):
-            self.exit()
+            self.leave()
             return True
         return False
 
     def bid_key(self, key: str) -> bool:
         r = self.table.round_no
         if key.isdigit():
-            self.bid_choice = min(int(key), r)
+            if int(key) > r:  # R6: at most one trick per die
+                self.say(Text(self._("You can bid 0 to {n} in round {n} (R6).").format(n=r),
+                              style="bold red"))
+            else:
+                self.bid_choice = int(key)
         elif key in ("up", "right", "plus"):
             self.bid_choice = min(r, self.bid_choice + 1)
         elif key in ("down", "left", "minus"):
             self.bid_choice = max(0, self.bid_choice - 1)
         elif key == "enter" and self.active is not None:
             seat = self.active
-            self.say(self._("{name} has bid.").format(name=self.table.names[seat]))
+            self.say(self._("{name} has bid.").format(name=self.names[seat]))
             self.mode = "wait"
             self.call_later(self.apply, seat, Bid(self.bid_choice))
             return True
@@ -518,8 +654,7 @@ class TableApp(App[None]):
 
     def show_score_pad(self) -> None:
         _ = self._
-        pad = render.score_pad(self.words, self.table.view(None), self.table.names,
-                               title=False)
+        pad = render.score_pad(self.words, self.table.view(None), self.names, title=False)
         self.push_screen(PageScreen(_("Score pad"), pad, _("Enter or Esc closes this page.")))
 
     def show_advice(self) -> None:
@@ -537,9 +672,22 @@ class TableApp(App[None]):
         self.push_screen(PageScreen(_("Bid advisor"), body, _("Enter or Esc closes this page.")))
 
     def quit_and_save(self) -> None:
-        saved = self.save()
-        if self.save_path is not None and not self.table.is_over():
-            self.exit_note = self._("Game saved. Continue it with: minodice play --resume "
-                                    "{path}").format(path=self.save_path) if saved else (
-                self.saved_message)
-        self.exit()
+        retry = self.game is not None and not (self.quitting and self.unsaved)
+        if retry and self.save() and not self.table.is_over() and self.crash_log is None:
+            self.exit_note = self.continue_note()
+        self.leave()
+
+    def leave(self) -> None:
+        """Leave the table; without a saved game only when asked twice."""
+        _ = self._
+        if self.unsaved and not self.quitting:
+            self.quitting = True
+            self.say(Text(_("The game is not saved. Press o to save it in another folder, or "
+                            "q again to quit without saving."), style="bold red"))
+            self.refresh_table()
+            return
+        if self.unsaved:
+            self.exit_note = _("The game was not saved.") + " " + self.save_problem()
+            self.exit(return_code=1)
+            return
+        self.exit(return_code=1 if self.crash_log is not None else 0)

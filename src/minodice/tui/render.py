@@ -5,6 +5,10 @@ screen may know, or a spectator's view with no hand), never from the engine stat
 
 Every die is written with its name as well as its colour, so nothing depends on colour
 alone (``NO_COLOR`` and colourless terminals lose nothing).
+
+Names are what people typed: every cell and line holding one is a :class:`~rich.text.Text`
+(never markup), made from the names the app has already made printable, so that
+``[/]`` or ``Bob [guest]`` shows as typed and an escape sequence as an escape.
 """
 
 from __future__ import annotations
@@ -20,11 +24,16 @@ from minodice.bots.advisor import Advice
 from minodice.core.actions import Roll
 from minodice.core.dice import DiceSet, DieKind
 from minodice.core.view import SeatView
-from minodice.i18n.words import Words
+from minodice.i18n.words import N_, Words
 
 SYMBOL_MARK = "★"  # a special die showing its symbol
 FLAG_MARK = "⚑"    # a flag, in the compact row of a die's six faces
 START_MARK = "◆"   # the round's start player
+
+#: Every column header of the table's panels and pages: no player may be called so (the
+#: default name is checked against them in every language).
+COLUMN_HEADERS = (N_("Player"), N_("Bid"), N_("Won"), N_("Total"), N_("Points"), N_("Bonus"),
+                  N_("Round"), N_("Place"), N_("Makes it"), N_("Expected score"))
 
 COLOUR_STYLES = {
     "brown": "bold dark_orange3", "green": "bold green3", "blue": "bold dodger_blue1",
@@ -153,7 +162,7 @@ def players_panel(words: Words, view: SeatView, names: Sequence[str], active: in
         marker = "▶" if seat == active else (START_MARK if seat == starter else " ")
         bid = bids[seat]  # before all are in, only the view's own bid: in brackets
         shown = "?" if bid is None else str(bid) if all_in else f"({bid})"
-        table.add_row(f"{marker}{name}", shown, str(won[seat]), str(totals[seat]))
+        table.add_row(Text(f"{marker}{name}"), shown, str(won[seat]), str(totals[seat]))
     return table
 
 
@@ -166,7 +175,7 @@ def round_table(words: Words, view: SeatView, names: Sequence[str], index: int) 
         table.add_column(title, justify="left" if title == _("Player") else "right")
     for seat, name in enumerate(names):
         won = past.trick_winners.count(seat)
-        table.add_row(name, str(past.bids[seat]), str(won), f"{past.points[seat]:+d}",
+        table.add_row(Text(name), str(past.bids[seat]), str(won), f"{past.points[seat]:+d}",
                       str(past.bonus[seat]) if past.bonus[seat] else "", str(past.totals[seat]))
     return table
 
@@ -177,7 +186,7 @@ def score_pad(words: Words, view: SeatView, names: Sequence[str], title: bool = 
     table = Table(title=_("Score pad") if title else None, expand=False, box=SIMPLE_HEAD)
     table.add_column(_("Round"), justify="right")
     for name in names:
-        table.add_column(name[:10], justify="right")
+        table.add_column(Text(name[:10]), justify="right")
     for past in view.history:
         table.add_row(str(past.round_no), *(str(t) for t in past.totals))
     return table
@@ -194,7 +203,7 @@ def ranking(words: Words, view: SeatView, names: Sequence[str]) -> Table:
     order = sorted(range(len(names)), key=lambda s: -totals[s])
     for seat in order:
         place = 1 + sum(1 for t in totals if t > totals[seat])
-        table.add_row(str(place), names[seat], str(totals[seat]))
+        table.add_row(str(place), Text(names[seat]), str(totals[seat]))
     return table
 
 

@@ -1,15 +1,28 @@
-"""Modal screens: pass the keyboard, round summary, final ranking, text pages."""
+"""Modal screens: pass the keyboard, round summary, final ranking, text pages, and the
+folder to save a game in when its own folder failed.
+
+Titles and texts are shown as :class:`~rich.text.Text`, never as markup: they may hold a
+name or a path someone typed.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Input, Static
+
+
+def literal(text: RenderableType) -> RenderableType:
+    """``text`` as itself: a plain string is never read as markup."""
+    return Text(text) if isinstance(text, str) else text
 
 
 class PassScreen(ModalScreen[None]):
@@ -27,8 +40,8 @@ class PassScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pass-box", classes="box"):
-            yield Static(self.title_text, id="pass-title")
-            yield Static(self.body, id="pass-body")
+            yield Static(literal(self.title_text), id="pass-title")
+            yield Static(literal(self.body), id="pass-body")
 
     def action_ready(self) -> None:
         self.dismiss(None)
@@ -51,12 +64,54 @@ class PageScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="page-box", classes="box"):
-            yield Static(self.title_text, id="page-title")
+            yield Static(literal(self.title_text), id="page-title")
             with VerticalScroll(id="page-scroll"):
-                yield Static(self.content, id="page-content")
-            yield Static(self.hint, id="page-hint")
+                yield Static(literal(self.content), id="page-content")
+            yield Static(literal(self.hint), id="page-hint")
 
     def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class FolderScreen(ModalScreen[Path | None]):
+    """Asks for another folder to save the game in; ``save_in`` tries one and returns why
+    it failed (``None``: saved). Closes with the folder once saved, or ``None`` on Escape."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", show=False)]
+
+    def __init__(self, title: str, problem: str, hint: str, suggestion: Path,
+                 save_in: Callable[[Path], str | None]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.problem = problem
+        self.hint = hint
+        self.suggestion = suggestion
+        self.save_in = save_in
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="folder-box", classes="box"):
+            yield Static(literal(self.title_text), id="folder-title")
+            yield Static(Text(self.problem, style="bold red"), id="folder-problem")
+            yield Input(value=str(self.suggestion), id="folder-input")
+            yield Static("", id="folder-error")
+            yield Static(literal(self.hint), id="folder-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        typed = event.value.strip()
+        if not typed:
+            return
+        folder = Path(typed).expanduser()
+        error = self.save_in(folder)
+        if error is None:
+            self.dismiss(folder)
+        else:
+            self.query_one("#folder-error", Static).update(Text(error, style="bold red"))
+
+    def action_cancel(self) -> None:
         self.dismiss(None)
 
 

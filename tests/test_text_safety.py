@@ -1,0 +1,161 @@
+"""Text from a record never takes over the terminal, and no record is too big or too
+numeric to get one short, clear error."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from examples import example_record
+from minodice.files import MAX_RECORD_BYTES
+from minodice.text.replay import render_replay
+from minodice.text.safe import printable
+
+Record = dict[str, Any]
+
+TITLE = "Ana\x1b]0;pwned\x07"   # retitles the window
+CLEAR = "Ben\x1b[2J\x1b[H"      # clears the screen
+BIDI = "Cleo\u202e"             # turns the rest of the line around
+
+
+def run(*args: str, stdin: bytes | None = None,
+        memory: int | None = None) -> subprocess.CompletedProcess[bytes]:
+    def limit() -> None:
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    return subprocess.run([sys.executable, "-m", "minodice", *args], input=stdin,
+                          capture_output=True, env=env, timeout=120, check=False,
+                          preexec_fn=limit)
+
+
+def write(path: Path, data: Record | str) -> Path:
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def named(*names: str) -> Record:
+    data = example_record()
+    data["players"] = list(names)
+    return data
+
+
+# -- control characters ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_replay_escapes_control_characters_in_names(tmp_path: Path, as_json: bool) -> None:
+    path = write(tmp_path / "g.json", named(TITLE, CLEAR, BIDI))
+    proc = run("replay", *(["--json"] if as_json else []), str(path))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode("utf-8")
+    for bad in ("\x1b", "\x07", "\u202e"):
+        assert bad not in out
+    if not as_json:
+        assert "Ana\\x1b]0;pwned\\x07" in out
+        assert "Cleo\\u202e" in out
+    else:
+        assert json.loads(out)["players"] == [TITLE, CLEAR, BIDI]  # the data, exact
+
+
+def test_an_error_naming_a_player_escapes_the_name(tmp_path: Path) -> None:
+    data = named(TITLE, CLEAR, "Cleo")
+    data["rounds"][0]["hands"][1] = ["no-such-die"]
+    proc = run("replay", str(write(tmp_path / "bad.json", data)))
+    assert proc.returncode == 1
+    err = proc.stderr.decode("utf-8")
+    assert "\x1b" not in err
+    assert "\\x1b[2J" in err
+
+
+def test_render_replay_escapes_every_name() -> None:
+    from minodice.core.record import load_record
+
+    loaded = load_record(named(TITLE, CLEAR, BIDI))
+    text = render_replay(loaded.state, loaded.players)
+    assert "\x1b" not in text
+    assert printable(TITLE) in text
+
+
+# -- too big -------------------------------------------------------------------------------------
+
+
+def test_replay_dev_zero_ends_with_a_clear_error() -> None:
+    proc = run("replay", "/dev/zero", memory=1 << 30)
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 1, err[-500:]
+    assert "Traceback" not in err
+    assert "MemoryError" not in err
+    assert err.count("\n") == 1
+    assert "16 MB" in err
+
+
+def test_a_record_on_stdin_is_capped_too() -> None:
+    proc = run("replay", "-", stdin=b" " * (MAX_RECORD_BYTES + 10))
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 1
+    assert "16 MB" in err
+    assert err.count("\n") == 1
+
+
+def test_resume_of_a_huge_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "huge.json"
+    with path.open("wb") as fh:
+        fh.truncate(MAX_RECORD_BYTES + 1)
+    proc = run("play", "--resume", str(path))
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 1
+    assert "16 MB" in err
+    assert "Traceback" not in err
+
+
+# -- huge numbers ----------------------------------------------------------------------------------
+
+
+def huge(kind: str) -> str:
+    text = json.dumps(example_record())
+    if kind == "digits-100000":
+        return text.replace('"face": 6', '"face": ' + "7" * 100_000)
+    if kind == "digits-4000":
+        return text.replace('"face": 6', '"face": ' + "7" * 4000)
+    if kind == "bid-10**400":
+        data = example_record()
+        data["rounds"][0]["bids"][0] = 10**400
+        return json.dumps(data)
+    if kind == "player-10**400":
+        return text.replace('"player": 0', '"player": ' + "9" * 401)
+    if kind == "first-starter":
+        data = example_record()
+        data["first_starter"] = -(10**400)
+        return json.dumps(data)
+    raise AssertionError(kind)
+
+
+KINDS = ["digits-100000", "digits-4000", "bid-10**400", "player-10**400", "first-starter"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_huge_number_gives_a_short_error(tmp_path: Path, kind: str, as_json: bool) -> None:
+    path = write(tmp_path / "n.json", huge(kind))
+    proc = run("replay", *(["--json"] if as_json else []), str(path))
+    err = proc.stderr.decode("utf-8")
+    out = proc.stdout.decode("utf-8")
+    assert proc.returncode == 1
+    assert err.count("\n") == 1
+    assert len(err) < 300, err
+    assert "0" * 30 not in err + out
+    assert "7" * 30 not in err + out
+    assert "9" * 30 not in err + out
+    assert "set_int_max_str_digits" not in err  # Python's advice, not for a person
+    if as_json:
+        message = json.loads(out)["error"]["message"]
+        assert message in err
