@@ -107,3 +107,146 @@ class KillerBot:
     def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         import os
         os._exit(3)
+
+
+class AbruptBot:
+    """Ends its process with ``os._exit(1)``: the status a failed command returns anyway."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        import os
+        os._exit(1)
+
+
+class InterruptingBot:
+    """Raises ``KeyboardInterrupt`` in ``act``, as if someone had pressed Ctrl-C."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        raise KeyboardInterrupt
+
+
+class HangingInitBot:
+    """Its constructor never returns."""
+
+    def __init__(self) -> None:
+        time.sleep(3600)
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        return legal[0]
+
+
+class ChildSpawningSlowBot:
+    """Starts a process of its own that holds the bot's pipes open, then sleeps: stopping
+    it must stop that process too."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        import os
+        import subprocess
+        import sys
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                                 close_fds=False)
+        where = os.environ.get("MINODICE_TEST_PIDFILE")
+        if where:
+            with open(where, "w") as fh:
+                fh.write(str(child.pid))
+        time.sleep(30)
+        return legal[0]
+
+
+class FloodingBot:
+    """Writes a megabyte without a line break into every pipe of its process it can, the
+    answer pipe included, then answers."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        import os
+        for fd in range(3, 64):
+            with contextlib.suppress(OSError):
+                os.write(fd, b"x" * (1 << 20))
+        return legal[0]
+
+
+# -- bots that cheat: each raises if the cheat worked, so a finished game means it failed --
+
+
+def _found(what: str) -> None:
+    raise RuntimeError(f"cheated: {what}")
+
+
+class StateSnoopingBot:
+    """Looks for the full game state (and anything holding the tournament's seed) on the
+    call stack and among every object of its process; plays the first legal action."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        import gc
+        import inspect
+
+        from minodice.core.state import GameState
+
+        wanted = ("GameState", "Table", "TournamentSpec", "GameConfig", "_DealTally")
+        frame = inspect.currentframe()
+        while frame is not None:
+            for name, value in frame.f_locals.items():
+                if type(value).__name__ in wanted or name in ("state", "seed", "seeds"):
+                    _found(f"{type(value).__name__} {name!r} in {frame.f_code.co_name}")
+            frame = frame.f_back
+        for obj in gc.get_objects():
+            if isinstance(obj, GameState) or type(obj).__name__ in wanted:
+                _found(f"a {type(obj).__name__} among the objects")
+        return legal[0]
+
+
+class TableTamperingBot:
+    """Rewrites the engine's legal-move tables kept on its view's dice set (every table
+    entry cut to its first choice, so that every seat may roll only one die); plays the
+    first legal action."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        tables = view.dice_set.engine_tables
+        for name in dir(tables) if tables is not None else ():
+            value = getattr(tables, name, None)
+            if isinstance(value, dict):
+                for key, entry in list(value.items()):
+                    if isinstance(entry, tuple):
+                        value[key] = entry[:1]
+        return legal[0]
+
+
+class FirstActionBot:
+    """Always the first legal action (what the tampering bot plays, without tampering)."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        return legal[0]
+
+
+class SeedGuessingBot:
+    """Tries small tournament seeds against its own generator, which is seeded by the
+    seed, the game and the seat: found, every deal of the tournament can be rebuilt."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        mine = rng.getstate()
+        for seed in range(4):
+            for game in range(16):
+                for seat in range(6):
+                    guess = random.Random(f"minodice-bot:{seed}:{game}:{seat}")
+                    if guess.getstate() == mine:
+                        _found(f"the tournament seed is {seed} (game {game}, seat {seat})")
+        return legal[0]
+
+
+class RandomLegalBot:
+    """Plays like the built-in ``random`` bot, with the generator it is given (the same
+    draws in its own process as in ours)."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        return legal[int(rng.random() * len(legal))]
+
+
+class StoredRngBot:
+    """Keeps the generator of its first decision and draws from that one ever after."""
+
+    def __init__(self) -> None:
+        self.rng: random.Random | None = None
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        if self.rng is None:
+            self.rng = rng
+        return legal[int(self.rng.random() * len(legal))]

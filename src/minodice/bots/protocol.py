@@ -3,8 +3,10 @@
 A bot sees what a player sees: its seat's :class:`~minodice.core.view.SeatView`, the
 legal actions and a random generator of its own — never the full state, so it cannot see
 hidden dice (STYLE 10). The same interface serves our bots and outside ones, which
-``minodice tournament`` and ``simulate`` load as ``path/to/file.py:ClassName`` or
-``package.module:ClassName``.
+``minodice tournament``, ``simulate`` and ``play`` load as ``path/to/file.py:ClassName`` or
+``package.module:ClassName``. Our bots run in our process, for speed; an outside bot is
+code from anywhere, so it runs in a process of its own that gets the view and nothing else
+(:mod:`minodice.bots.sandbox`): :func:`make_bot` gives a stand-in that asks it.
 
 >>> bot = make_bot("random")
 >>> bot.name
@@ -58,11 +60,23 @@ BUILTIN_BOTS = ("random", "easy", "medium", "hard")
 
 
 def load_bot_factory(spec: str) -> BotFactory:
-    """A factory for the bot ``spec``: a built-in name, ``file.py:Class`` or ``module:Class``."""
+    """A factory for the bot ``spec``: a built-in name, ``file.py:Class`` or ``module:Class``.
+
+    An outside bot's code is loaded in a process of its own, never in ours: the factory
+    makes :class:`~minodice.bots.sandbox.SandboxedBot` stand-ins. :class:`BotError` naming
+    the bot if its code cannot be loaded.
+    """
     spec = spec.strip()
     builtin = _builtin()
     if spec in builtin:
         return builtin[spec]
+    _check_spec(spec)
+    from minodice.bots.sandbox import sandboxed_factory
+
+    return sandboxed_factory(spec)
+
+
+def _check_spec(spec: str) -> None:
     if ":" not in spec:
         raise BotError(
             f"unknown bot {spec!r}: use one of {', '.join(BUILTIN_BOTS)}, "
@@ -70,6 +84,17 @@ def load_bot_factory(spec: str) -> BotFactory:
     where, _, class_name = spec.rpartition(":")
     if not where or not class_name:
         raise BotError(f"bot {spec!r}: expected path/to/file.py:ClassName")
+
+
+def load_in_process(spec: str) -> BotFactory:
+    """Import the bot ``spec`` into *this* process: only the bot's own process (the
+    sandbox's child) does this for an outside bot."""
+    spec = spec.strip()
+    builtin = _builtin()
+    if spec in builtin:
+        return builtin[spec]
+    _check_spec(spec)
+    where, _, class_name = spec.rpartition(":")
     try:
         if where.endswith(".py"):
             path = Path(where)
@@ -109,6 +134,8 @@ def make_bot(spec: str) -> Bot:
     factory = load_bot_factory(spec)
     try:
         bot = factory()
+    except BotError:
+        raise
     except Exception as exc:
         raise BotError(f"bot {spec!r}: creating it failed: {type(exc).__name__}: {exc}") from None
     if not callable(getattr(bot, "act", None)):

@@ -7,6 +7,10 @@ luck, whichever bots sit where. Each bot gets a generator of its own.
 
 A bot that raises, returns an illegal action or takes longer than the time limit for one
 decision stops the game with a :class:`~minodice.bots.protocol.BotError` naming it.
+
+Outside bots play in processes of their own (:mod:`minodice.bots.sandbox`), which get each
+decision's view and nothing else; their clock is kept here, in the parent, and their
+processes end with the game. Our own bots play in this process, timed by a Unix timer.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from types import FrameType
 from typing import Any
 
 from minodice.bots.protocol import Bot, BotError
+from minodice.bots.sandbox import SandboxedBot, prewarm
 from minodice.core.actions import Bid, Roll
 from minodice.core.errors import IllegalActionError
 from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState
@@ -85,7 +90,34 @@ def play_bot_game(
     bot_seed: str,
     time_limit: float | None = None,
 ) -> tuple[GameState, list[list[float]]]:
-    """Play one game; returns the final state and each seat's decision times (seconds)."""
+    """Play one game; returns the final state and each seat's decision times (seconds).
+
+    ``bots`` are for this game only: the processes of outside bots end with it. While it
+    plays, as many fresh processes start for the next game's outside bots.
+    """
+    outside: dict[str, int] = {}
+    for bot in bots:
+        if isinstance(bot, SandboxedBot):
+            outside[bot.spec] = outside.get(bot.spec, 0) + 1
+    for spec, count in outside.items():
+        prewarm(spec, count)
+    try:
+        return _play(config, bots, names, seed, deal, bot_seed, time_limit)
+    finally:
+        for bot in bots:
+            if isinstance(bot, SandboxedBot):
+                bot.close()
+
+
+def _play(
+    config: GameConfig,
+    bots: Sequence[Bot],
+    names: Sequence[str],
+    seed: int,
+    deal: int,
+    bot_seed: str,
+    time_limit: float | None,
+) -> tuple[GameState, list[list[float]]]:
     state = GameState(config)
     rngs = [random.Random(f"minodice-bot:{bot_seed}:{seat}") for seat in range(config.players)]
     times: list[list[float]] = [[] for _ in range(config.players)]
@@ -104,10 +136,14 @@ def play_bot_game(
         legal = state.legal_actions(player)
         seat_view = view(state, player)
         name = names[player]
+        bot = bots[player]
         start = time.perf_counter()
         try:
-            with _time_limit(time_limit):
-                action = bots[player].act(seat_view, legal, rngs[player])
+            if isinstance(bot, SandboxedBot):  # its own process, our clock
+                action = bot.decide(seat_view, legal, rngs[player], time_limit)
+            else:
+                with _time_limit(time_limit):
+                    action = bot.act(seat_view, legal, rngs[player])
         except _DecisionTimeoutError:
             raise BotError(f"bot {name!r} (seat {player + 1}) took longer than "
                            f"{time_limit:g} s for one decision") from None

@@ -15,6 +15,7 @@ between two bots are paired on the same deals.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import secrets
 import statistics
 from collections.abc import Callable, Sequence
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from minodice.bots.protocol import BotError, load_bot_factory, make_bot
+from minodice.bots.sandbox import close_spares
 from minodice.core.dice import load_dice_set
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig
@@ -273,7 +275,22 @@ def run_games(
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
 ) -> list[GameResult]:
-    """Play every game of ``spec``, in ``workers`` processes; results in game order."""
+    """Play every game of ``spec``, in ``workers`` processes; results in game order.
+
+    Workers are started fresh (``spawn``): they inherit nothing of this process, such as
+    its outside bots' processes. Processes kept ready for outside bots end with the run.
+    """
+    try:
+        return _run_games(spec, workers, on_progress)
+    finally:
+        close_spares()
+
+
+def _run_games(
+    spec: TournamentSpec,
+    workers: int,
+    on_progress: Callable[[int], None] | None,
+) -> list[GameResult]:
     for name in set(spec.bots):
         load_bot_factory(name)  # fail early, in the parent, with the bot's name
     indices = list(range(spec.games))
@@ -286,7 +303,8 @@ def run_games(
         return results
     chunk = max(1, min(8, spec.games // (workers * 8) or 1))
     batches = [indices[i:i + chunk] for i in range(0, len(indices), chunk)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
         pending: set[Future[list[GameResult]]] = {
             pool.submit(_play_many, spec, batch) for batch in batches}
         try:

@@ -1,0 +1,540 @@
+"""Outside bots in a process of their own, which gets a seat's view and nothing else.
+
+A bot loaded as ``file.py:Class`` or ``module:Class`` is code from anywhere. Run in our
+process it could read the whole game state off the call stack or the garbage collector,
+rewrite the engine's tables kept on the shared dice set, print into our output or end the
+process. So every outside bot runs in a child process of its own — one per seat and per
+game, so that nothing it learnt of a deal survives into the deal's rotated replays, and
+no two seats share memory — started from a fresh interpreter that never saw a game:
+
+- our side sends the bot's spec and import path, then for each decision the seat's view,
+  the legal actions and the state of the bot's random generator (pickled: a child trusts
+  its parent; a view pickles small, its dice set travelling by name);
+- the child answers with one JSON line: the action *as text*, which we parse
+  (:func:`~minodice.core.actions.parse_action`) and check against the legal actions, and
+  the generator's new state, checked before use. We never unpickle what a child sends,
+  and read at most :data:`MAX_ANSWER` bytes of it;
+- the child's standard input, output and error lead nowhere (whatever the bot prints is
+  lost, never ours); it runs in a session of its own, with no terminal and no Ctrl-C;
+- the clock is ours: a child that overruns a decision's time limit, or
+  :data:`CREATE_SECONDS` to load and make its bot, is killed with every process it
+  started, and the bot is named in a :class:`~minodice.bots.protocol.BotError`. So is a
+  child that ends, raises or answers nonsense.
+
+The random generator makes the trip both ways, so a bot plays exactly as it would in our
+process: the same draws, decision after decision.
+
+What a process cannot stop: the child runs as the same user, so it can read files and
+use the network, and two children could talk through the file system. Only an operating-
+system sandbox (a container, another user) closes that; run code you do not trust there.
+
+Run as ``python -m minodice.bots.sandbox``, this module is the child.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import pickle
+import queue
+import random
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import minodice
+from minodice.bots.protocol import BotError, BotFactory, load_in_process
+from minodice.core.actions import Action, Bid, Roll, parse_action
+from minodice.core.view import SeatView
+
+#: Seconds a decision may take when nobody says (the terminal table's bots).
+DEFAULT_TIME_LIMIT = 60.0
+#: Seconds a child may take to import its bot and make it.
+CREATE_SECONDS = 60.0
+#: The longest answer line read from a child (a generator state is about 7 KB).
+MAX_ANSWER = 64 * 1024
+#: Longest text of a child's (a bot's exception message, say) shown in an error.
+MAX_TEXT = 300
+
+_POSIX = os.name == "posix"
+_HEADER = struct.Struct(">I")
+
+
+# -- our side --------------------------------------------------------------------------------
+
+
+class _GoneError(Exception):
+    """The child ended; ``status`` is its exit status (negative: killed by that signal)."""
+
+    def __init__(self, status: int | None) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _LateError(Exception):
+    """The child did not answer in time."""
+
+
+class _GarbledError(Exception):
+    """The child answered something that is not an answer."""
+
+
+def _clean(text: object) -> str:
+    """A child's text, safe to print on one line: control characters escaped, cut short."""
+    from minodice.text.safe import printable
+
+    shown = printable(str(text))
+    return shown if len(shown) <= MAX_TEXT else shown[:MAX_TEXT] + "…"
+
+
+def _child_command() -> list[str]:
+    # Isolated mode (-I): no PYTHON* variables, no user site, not the current folder; the
+    # parent's import path arrives with the first message.
+    home = str(Path(minodice.__file__).resolve().parent.parent)
+    code = (f"import sys; sys.path.insert(0, {home!r}); "
+            "from minodice.bots.sandbox import main; main()")
+    return [sys.executable, "-I", "-c", code]
+
+
+class _Child:
+    """One child process: started, told which bot to load, then asked and answered."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.owner = os.getpid()
+        self.proc = subprocess.Popen(
+            _child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, start_new_session=_POSIX,
+            creationflags=0 if _POSIX else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self._out: IO[bytes] = self.proc.stdin
+        self._in = self.proc.stdout.fileno()
+        self._buffer = b""
+        self._chunks: queue.Queue[bytes] | None = None
+        if not _POSIX:  # no select() on pipes: a thread reads
+            self._chunks = queue.Queue()
+            threading.Thread(target=self._pump, daemon=True).start()
+        self.loaded = False
+        _LIVE.add(self)
+        self.send(("load", spec, list(sys.path)))
+
+    def _pump(self) -> None:
+        assert self._chunks is not None
+        while True:
+            try:
+                chunk = os.read(self._in, 65536)
+            except OSError:
+                chunk = b""
+            self._chunks.put(chunk)
+            if not chunk:
+                return
+
+    def alive(self) -> bool:
+        return self.owner == os.getpid() and self.proc.poll() is None
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self._out.write(_HEADER.pack(len(data)) + data)
+            self._out.flush()
+        except OSError:
+            raise _GoneError(self._status()) from None
+
+    def _status(self) -> int | None:
+        try:
+            return self.proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def _read(self, timeout: float | None) -> bytes | None:
+        """Some bytes (b"" at the end), or None when ``timeout`` passed first."""
+        if self._chunks is not None:
+            try:
+                return self._chunks.get(timeout=timeout)
+            except queue.Empty:
+                return None
+        import select
+
+        ready, _, _ = select.select([self._in], [], [], timeout)
+        if not ready:
+            return None
+        try:
+            return os.read(self._in, 65536)
+        except OSError:
+            return b""
+
+    def receive(self, seconds: float | None) -> dict[str, Any]:
+        """The child's next answer, within ``seconds`` (None: however long it takes)."""
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while b"\n" not in self._buffer:
+            if len(self._buffer) > MAX_ANSWER:
+                raise _GarbledError(f"an answer longer than {MAX_ANSWER // 1024} KB")
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                raise _LateError
+            chunk = self._read(wait)
+            if chunk is None:
+                continue
+            if not chunk:
+                raise _GoneError(self._status())
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        if len(line) > MAX_ANSWER:
+            raise _GarbledError(f"an answer longer than {MAX_ANSWER // 1024} KB")
+        try:
+            answer = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            raise _GarbledError("an answer that is not JSON") from None
+        if not isinstance(answer, dict):
+            raise _GarbledError("an answer that is not a JSON object")
+        return answer
+
+    def kill(self) -> None:
+        """End the child and everything it started; idempotent."""
+        _LIVE.discard(self)
+        if self.owner != os.getpid():
+            return
+        if self.proc.poll() is None or _POSIX:
+            try:
+                if _POSIX:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                else:
+                    self.proc.kill()
+            except (ProcessLookupError, PermissionError):
+                pass
+        with contextlib.suppress(OSError):
+            self._out.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        if self.proc.stdout is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdout.close()
+
+
+_LIVE: weakref.WeakSet[_Child] = weakref.WeakSet()
+_SPARES: dict[str, list[_Child]] = {}
+_CHECKED: set[str] = set()
+_LOCK = threading.Lock()
+
+
+def _gone_text(status: int | None) -> str:
+    if status is None:
+        return "ended its process"
+    if status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = f"signal {-status}"
+        return f"ended its process (killed by {name})"
+    return f"ended its process (exit status {status})"
+
+
+def _bot_text(spec: str, text: object) -> str:
+    """A child's error message about loading or making the bot, naming the bot."""
+    shown = _clean(text)
+    prefix = f"bot {spec!r}"
+    return shown if shown.startswith(prefix) else f"{prefix}: {shown}"
+
+
+def _ready(child: _Child, deadline: float) -> None:
+    """Wait until ``child`` has loaded its bot's code; BotError naming it otherwise."""
+    if child.loaded:
+        return
+    try:
+        answer = child.receive(max(0.0, deadline - time.monotonic()))
+    except _LateError:
+        child.kill()
+        raise BotError(f"bot {child.spec!r} took longer than {CREATE_SECONDS:g} s to "
+                       "start") from None
+    except _GoneError as gone:
+        child.kill()
+        raise BotError(f"bot {child.spec!r} {_gone_text(gone.status)} while loading") from None
+    except _GarbledError as bad:
+        child.kill()
+        raise BotError(f"bot {child.spec!r} sent {bad} while loading") from None
+    if answer.get("ok") is not True:
+        child.kill()
+        raise BotError(_bot_text(child.spec, answer.get("error", "could not be loaded")))
+    child.loaded = True
+
+
+def check_outside_bot(spec: str) -> None:
+    """Load ``spec`` in a child process (kept for the bot's first game); BotError naming
+    the bot if its code cannot be loaded. Checked once per process."""
+    with _LOCK:
+        if spec in _CHECKED:
+            return
+    child = _Child(spec)
+    _ready(child, time.monotonic() + CREATE_SECONDS)
+    with _LOCK:
+        _CHECKED.add(spec)
+        _SPARES.setdefault(spec, []).append(child)
+
+
+def prewarm(spec: str, count: int) -> None:
+    """Have ``count`` children loading ``spec`` ready for the next game (they start now,
+    while this game plays)."""
+    with _LOCK:
+        spares = _SPARES.setdefault(spec, [])
+        spares[:] = [c for c in spares if c.alive()]
+        missing = count - len(spares)
+    for _ in range(missing):
+        child = _Child(spec)
+        with _LOCK:
+            _SPARES.setdefault(spec, []).append(child)
+
+
+def close_spares() -> None:
+    """End the children kept ready for games that will not come."""
+    with _LOCK:
+        spares = [c for children in _SPARES.values() for c in children]
+        _SPARES.clear()
+    for child in spares:
+        child.kill()
+
+
+def _take(spec: str) -> _Child:
+    with _LOCK:
+        spares = _SPARES.get(spec, [])
+        while spares:
+            child = spares.pop(0)
+            if child.alive():
+                return child
+            child.kill()
+    return _Child(spec)
+
+
+class SandboxedBot:
+    """An outside bot playing in a child process (see the module docstring).
+
+    ``act`` asks the child within :attr:`time_limit` seconds; :meth:`decide` within the
+    limit given. Every failure is a :class:`BotError` naming the bot and its seat, after
+    which the child is gone. :meth:`close` ends the child (and so does garbage collection).
+    """
+
+    def __init__(self, spec: str, time_limit: float | None = DEFAULT_TIME_LIMIT) -> None:
+        self.spec = spec
+        self.name = spec
+        self.time_limit = time_limit
+        deadline = time.monotonic() + CREATE_SECONDS
+        child = _take(spec)
+        self._child: _Child | None = child
+        self._finalizer = weakref.finalize(self, child.kill)
+        _ready(child, deadline)
+        try:
+            child.send(("new",))
+            answer = child.receive(max(0.0, deadline - time.monotonic()))
+        except _LateError:
+            self.close()
+            raise BotError(f"bot {spec!r} took longer than {CREATE_SECONDS:g} s to "
+                           "start") from None
+        except _GoneError as gone:
+            self.close()
+            raise BotError(f"bot {spec!r} {_gone_text(gone.status)} while being made") from None
+        except _GarbledError as bad:
+            self.close()
+            raise BotError(f"bot {spec!r} sent {bad} while being made") from None
+        if answer.get("ok") is not True:
+            self.close()
+            raise BotError(_bot_text(spec, answer.get("error", "could not be made")))
+
+    def close(self) -> None:
+        """End the bot's process (idempotent)."""
+        self._child = None
+        self._finalizer()
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        return self.decide(view, legal, rng, self.time_limit)
+
+    def decide(self, view: SeatView, legal: Sequence[Action], rng: random.Random,
+               time_limit: float | None) -> Action:
+        """The bot's action for ``view``, checked against ``legal``; ``rng`` advances as the
+        bot drew from it."""
+        seat = "" if view.seat is None else f" (seat {view.seat + 1})"
+        who = f"bot {self.spec!r}{seat}"
+        child = self._child
+        if child is None:
+            raise BotError(f"{who} has stopped: its process was ended")
+        try:
+            child.send(("act", view, tuple(legal), rng.getstate()))
+            answer = child.receive(time_limit)
+        except _LateError:
+            self.close()
+            raise BotError(f"{who} took longer than {time_limit:g} s for one decision") from None
+        except _GoneError as gone:
+            self.close()
+            raise BotError(f"{who} {_gone_text(gone.status)}") from None
+        except _GarbledError as bad:
+            self.close()
+            raise BotError(f"{who} sent {bad}") from None
+        if "error" in answer:
+            self.close()
+            raise BotError(f"{who} {_clean(answer['error'])}")
+        shown = ", ".join(str(a) for a in legal)
+        if "returned" in answer:
+            raise BotError(f"{who} returned {_clean(answer['returned'])}, which is not legal "
+                           f"here (legal: {shown})")
+        text = answer.get("action")
+        try:
+            if not isinstance(text, str) or len(text) > 100:
+                raise ValueError
+            action = parse_action(view.dice_set, text)
+        except ValueError:
+            raise BotError(f"{who} returned {_clean(repr(text))}, which is not legal here "
+                           f"(legal: {shown})") from None
+        if action not in legal:
+            raise BotError(f"{who} returned {action!r}, which is not legal here "
+                           f"(legal: {shown})")
+        try:
+            rng.setstate(_rng_state(answer.get("rng")))
+        except (TypeError, ValueError, OverflowError):
+            self.close()
+            raise BotError(f"{who} sent a random generator state that is not one") from None
+        return action
+
+
+def _rng_state(data: object) -> tuple[Any, ...]:
+    """A ``random.Random`` state from its JSON form; ValueError unless exactly one."""
+    if not (isinstance(data, list) and len(data) == 3 and data[0] == 3
+            and isinstance(data[1], list) and len(data[1]) == 625
+            and all(type(x) is int and 0 <= x < 2**32 for x in data[1])
+            and data[1][-1] <= 624
+            and (data[2] is None or type(data[2]) is float)):
+        raise ValueError("not a generator state")
+    return (3, tuple(data[1]), data[2])
+
+
+def sandboxed_factory(spec: str) -> BotFactory:
+    """A factory of :class:`SandboxedBot` for ``spec``, once its code loads in a child."""
+    check_outside_bot(spec)
+    return lambda: SandboxedBot(spec)
+
+
+@atexit.register
+def _end_all() -> None:
+    for child in list(_LIVE):
+        child.kill()
+
+
+def _forget_after_fork() -> None:
+    """A forked process must not talk to its parent's children."""
+    _SPARES.clear()
+    _CHECKED.clear()
+    _LIVE.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+# -- the child's side --------------------------------------------------------------------------
+
+
+def _read_message(stream: IO[bytes]) -> tuple[Any, ...] | None:
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    (size,) = _HEADER.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        return None
+    message = pickle.loads(data)  # from our parent, whom we trust
+    assert isinstance(message, tuple)
+    return message
+
+
+def _watch_parent(parent: int) -> None:
+    """End this process when its parent is gone, even in the middle of a decision."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    except Exception:
+        return type(exc).__name__
+
+
+def main() -> None:
+    """The child: load one bot, make it, answer its decisions until told no more."""
+    requests = os.fdopen(os.dup(0), "rb")
+    answers = os.fdopen(os.dup(1), "wb")
+    nothing = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(nothing, fd)
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+
+    def answer(data: dict[str, Any]) -> None:
+        answers.write(json.dumps(data).encode("ascii") + b"\n")
+        answers.flush()
+
+    factory: BotFactory | None = None
+    bot: Any = None
+    rng = random.Random()
+    while True:
+        message = _read_message(requests)
+        if message is None:
+            return
+        kind = message[0]
+        if kind == "load":
+            spec, path = message[1], message[2]
+            sys.path[:] = path
+            try:
+                factory = load_in_process(spec)
+            except BotError as exc:
+                answer({"error": str(exc)})
+                return
+            except BaseException as exc:
+                answer({"error": f"bot {spec!r}: importing it failed: {_describe(exc)}"})
+                return
+            answer({"ok": True})
+        elif kind == "new":
+            assert factory is not None
+            try:
+                bot = factory()
+            except BaseException as exc:
+                answer({"error": f"creating it failed: {_describe(exc)}"})
+                return
+            if not callable(getattr(bot, "act", None)):
+                answer({"error": "it has no act(view, legal, rng) method"})
+                return
+            answer({"ok": True})
+        elif kind == "act":
+            view, legal, draws = message[1], message[2], message[3]
+            rng.setstate(draws)
+            try:
+                action = bot.act(view, legal, rng)
+            except SystemExit:
+                answer({"error": "tried to exit"})
+                continue
+            except BaseException as exc:
+                answer({"error": f"raised {_describe(exc)}"})
+                continue
+            if isinstance(action, Bid | Roll):
+                answer({"action": str(action), "rng": [
+                    3, list(rng.getstate()[1]), rng.getstate()[2]]})
+            else:
+                try:
+                    shown = repr(action)[:MAX_TEXT]
+                except Exception:
+                    shown = f"a {type(action).__name__}"
+                answer({"returned": shown})
+
+
+if __name__ == "__main__":
+    main()

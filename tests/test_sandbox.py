@@ -1,0 +1,294 @@
+"""Outside bots run in a process of their own: they cannot see the game state, change the
+engine, guess the deals, print into our output, hang us or end our process — and they
+play exactly as they would in ours.
+
+Each bot that cheats raises if its cheat worked; a finished game means it failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from minodice.bots.protocol import BotError, make_bot
+from minodice.core.dice import DiceSet, load_dice_set
+from minodice.play.match import GameResult
+from minodice.play.table import new_table
+from minodice.play.tournament import TournamentSpec, run_games
+
+ROOT = Path(__file__).resolve().parent.parent
+BROKEN = "tests/plugins/broken_bots.py"
+TRACED = "tests/plugins/traced_bots.py"
+NOISY = "tests/plugins/noisy_bot.py:NoisyBot"
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m minodice.cli`` from the project folder (``timeout``: a hang guard)."""
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "minodice.cli", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+
+
+@pytest.fixture
+def trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The file the traced bots write to (see tests/plugins/traced_bots.py)."""
+    path = tmp_path / "trace"
+    monkeypatch.setenv("MINODICE_TEST_TRACE", str(path))
+    return path
+
+
+def stopped_in_its_sleep(trace: Path) -> bool:
+    """The traced slow bot started and never ended a decision: it was stopped at its
+    limit, not waited for (its 5 s sleep would have ended first)."""
+    words = trace.read_text(encoding="utf-8").split() if trace.exists() else []
+    return "start" in words and "end" not in words
+
+
+def totals(results: list[GameResult]) -> list[tuple[list[int], list[int]]]:
+    return [(r.totals, r.bids_made) for r in results]
+
+
+def children() -> set[int]:
+    """The processes whose parent is this one (Linux)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == os.getpid() and fields[0] != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def in_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+# -- cheating ------------------------------------------------------------------------------
+
+
+def test_a_bot_cannot_find_the_game_state() -> None:
+    """Today's in-process bot finds ``play_bot_game``'s ``state`` one frame up."""
+    run_games(TournamentSpec(3, (f"{BROKEN}:StateSnoopingBot", "easy", "random"), 3, 1))
+
+
+def test_a_bot_at_the_table_cannot_find_the_game_state() -> None:
+    table = new_table(3, ["Ana"], [f"{BROKEN}:StateSnoopingBot"], seed=3)
+    for seat in (1, 2):
+        assert table.bot_decision(seat) in table.legal(seat)
+
+
+def engine_tables(dice_set: DiceSet) -> dict[str, dict[object, object]]:
+    """Every table the engine keeps on ``dice_set``, copied."""
+    tables = dice_set.engine_tables
+    assert tables is not None
+    return {name: dict(value) for name in dir(tables)
+            if isinstance(value := getattr(tables, name, None), dict)}
+
+
+def test_a_bot_cannot_change_the_engine_tables() -> None:
+    mino = load_dice_set("mino")
+    run_games(TournamentSpec(4, ("random",) * 4, 1, 0))  # the engine's tables are built
+    before = engine_tables(mino)
+    assert before
+    try:
+        tampered = run_games(TournamentSpec(
+            4, (f"{BROKEN}:TableTamperingBot", "easy", "medium", "random"), 8, 11))
+        assert engine_tables(mino) == before, "the bot rewrote our legal-move tables"
+        honest = run_games(TournamentSpec(
+            4, (f"{BROKEN}:FirstActionBot", "easy", "medium", "random"), 8, 11))
+        assert totals(tampered) == totals(honest)
+    finally:
+        mino.engine_tables = None  # rebuilt on next use, whatever happened
+
+
+def test_a_bot_cannot_guess_the_tournament_seed() -> None:
+    """With seed 0 by default, the bot's own generator gave the seed (and every deal) away."""
+    done = cli("tournament", "--players", "3", "--bots",
+               f"{BROKEN}:SeedGuessingBot,easy,random", "--games", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["seed"] >= 2**32
+
+
+# -- the same play in its own process -------------------------------------------------------
+
+
+@pytest.mark.parametrize("bot", ["RandomLegalBot", "StoredRngBot"])
+def test_an_isolated_bot_gets_the_same_random_draws(bot: str) -> None:
+    """The bot's generator travels to its process and back: it plays exactly as the
+    built-in ``random`` bot does in ours, also when it keeps the generator it was given."""
+    outside = run_games(TournamentSpec(3, (f"{BROKEN}:{bot}", "easy", "random"), 6, 5))
+    inside = run_games(TournamentSpec(3, ("random", "easy", "random"), 6, 5))
+    assert totals(outside) == totals(inside)
+
+
+def test_an_outside_bot_is_a_proxy_and_leaves_no_process_behind() -> None:
+    before = children()
+    bot = make_bot("tests/plugins/outside_bot.py:FirstLegalBot")
+    assert type(bot).__name__ == "SandboxedBot"
+    assert not hasattr(bot, "decisions")  # the real bot lives elsewhere
+    run_games(TournamentSpec(4, ("tests/plugins/outside_bot.py:FirstLegalBot", "easy",
+                                 f"{BROKEN}:RandomLegalBot", "random"), 8, 2))
+    del bot
+    deadline = time.monotonic() + 5
+    while children() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert children() - before == set()
+
+
+# -- misbehaving, through the API -------------------------------------------------------------
+
+
+def expect_error(spec: str, time_limit: float | None = None) -> str:
+    with pytest.raises(BotError) as info:
+        run_games(TournamentSpec(3, (spec, "easy", "random"), 3, 1, time_limit=time_limit))
+    return str(info.value)
+
+
+def test_a_bot_that_ends_its_process_is_named() -> None:
+    message = expect_error(f"{BROKEN}:AbruptBot")
+    assert f"{BROKEN}:AbruptBot" in message
+    assert "ended its process (exit status 1)" in message
+
+
+def test_a_bot_raising_keyboard_interrupt_is_named() -> None:
+    message = expect_error(f"{BROKEN}:InterruptingBot")
+    assert f"{BROKEN}:InterruptingBot" in message
+    assert "raised KeyboardInterrupt" in message
+
+
+def test_the_time_limit_holds_off_the_main_thread(trace: Path) -> None:
+    """No SIGALRM in a thread: the parent's clock stops the bot all the same (before,
+    it was waited for and reported only once its 5 s sleep was over)."""
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            run_games(TournamentSpec(3, (f"{TRACED}:TracedSlowBot", "easy", "random"), 2, 1,
+                                     time_limit=0.3))
+        except BotError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(60)  # a hang guard
+    assert outcome, "no BotError"
+    assert "took longer than 0.3 s" in str(outcome[0])
+    assert stopped_in_its_sleep(trace)
+
+
+def test_a_bot_that_overruns_is_stopped_with_what_it_started(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pidfile = tmp_path / "pid"
+    monkeypatch.setenv("MINODICE_TEST_PIDFILE", str(pidfile))
+    message = expect_error(f"{BROKEN}:ChildSpawningSlowBot", time_limit=0.5)
+    assert "took longer than 0.5 s" in message
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    pytest.fail("the bot's own child process outlived it")
+
+
+def test_a_bot_whose_constructor_hangs_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    from minodice.bots import sandbox
+
+    monkeypatch.setattr(sandbox, "CREATE_SECONDS", 1.0)
+    with pytest.raises(BotError) as info:
+        make_bot(f"{BROKEN}:HangingInitBot")  # sleeps an hour
+    assert f"{BROKEN}:HangingInitBot" in str(info.value)
+    assert "took longer than 1 s to start" in str(info.value)
+
+
+def test_a_bot_flooding_its_answer_pipe_is_cut_off() -> None:
+    message = expect_error(f"{BROKEN}:FloodingBot", time_limit=60)
+    assert f"{BROKEN}:FloodingBot" in message
+    assert "an answer longer than 64 KB" in message
+
+
+def test_a_bot_process_that_dies_at_the_table_leaves_the_table_alive() -> None:
+    """The terminal game asks its bots through the table: the bot's end is not ours."""
+    script = ("from minodice.play.table import new_table\n"
+              "from minodice.bots.protocol import BotError\n"
+              f"table = new_table(3, ['Ana'], ['{BROKEN}:KillerBot'], seed=1)\n"
+              "try:\n"
+              "    table.bot_decision(1)\n"
+              "except BotError as exc:\n"
+              "    print('error:', exc)\n"
+              "print('still here')\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    assert "ended its process (exit status 3)" in done.stdout
+    assert "still here" in done.stdout
+
+
+# -- misbehaving, through the command line ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("command", "bot", "phrase"), [
+    ("tournament", "AbruptBot", "ended its process (exit status 1)"),
+    ("tournament", "KillerBot", "ended its process (exit status 3)"),
+    ("tournament", "InterruptingBot", "raised KeyboardInterrupt"),
+    ("tournament --workers 2", "AbruptBot", "ended its process (exit status 1)"),
+    ("tournament --workers 2", "InterruptingBot", "raised KeyboardInterrupt"),
+    ("simulate", "AbruptBot", "ended its process (exit status 1)"),
+    ("simulate", "KillerBot", "ended its process (exit status 3)"),
+    ("simulate", "InterruptingBot", "raised KeyboardInterrupt"),
+])
+def test_one_line_naming_the_bot_clean_stdout_exit_1(command: str, bot: str,
+                                                     phrase: str) -> None:
+    spec = f"{BROKEN}:{bot}"
+    done = cli(*command.split(), "--players", "3", "--bots", f"{spec},easy,random",
+               "--games", "4", "--json", timeout=60)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert spec in lines[0]
+    assert phrase in lines[0]
+
+
+def test_simulate_has_a_time_limit(trace: Path) -> None:
+    spec = f"{TRACED}:TracedSlowBot"
+    done = cli("simulate", "--players", "3", "--bots", f"{spec},easy,random",
+               "--games", "2", "--time-limit", "0.2", timeout=60)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert spec in done.stderr
+    assert "took longer than 0.2 s" in done.stderr
+    assert stopped_in_its_sleep(trace)
+
+
+@pytest.mark.parametrize("command", ["tournament", "simulate"])
+def test_a_printing_bot_does_not_reach_our_output(command: str) -> None:
+    done = cli(command, "--players", "3", "--bots", f"{NOISY},easy,random",
+               "--games", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)  # one JSON object, nothing else
+    assert isinstance(data, dict)
+    assert "noisy" not in done.stderr.lower()
+    assert "thinking" not in done.stderr
+    text = cli(command, "--players", "3", "--bots", f"{NOISY},easy,random", "--games", "3")
+    assert text.returncode == 0, text.stderr
+    assert "thinking" not in text.stdout
+    assert "fd 1" not in text.stdout
+    assert "imported" not in text.stdout
