@@ -79,7 +79,8 @@ Screen { layout: vertical; }
 #trick { width: 3fr; border: round $secondary; padding: 0 1; }
 #players { width: 4fr; border: round $accent; padding: 0 0; }
 #log { height: 4; padding: 0 1; }  /* LOG_ROWS */
-#prompt { height: auto; min-height: 2; max-height: 6; padding: 0 1; background: $boost; }
+#prompt { height: 2; padding: 0 1; background: $boost; }
+#prompt.problem { height: auto; min-height: 2; max-height: 6; }  /* where and why, whole */
 #keys { height: 1; padding: 0 1; color: $text-muted; }
 .box { width: 90%; max-width: 100; height: 90%; border: thick $accent;
        background: $panel; padding: 0 1; }
@@ -208,7 +209,9 @@ class TableApp(App[None]):
         self.query_one("#players", Static).update(render.players_panel(
             self.words, view, names, self.active, self.frozen_round))
         self.query_one("#log", Static).update(self.newest_log_lines())
-        self.query_one("#prompt", Static).update(self.prompt_text())
+        prompt = self.query_one("#prompt", Static)
+        prompt.set_class(self.unsaved, "problem")
+        prompt.update(self.prompt_text())
         self.query_one("#keys", Static).update(Text(self.keys_text(), style="dim"))
 
     def newest_log_lines(self) -> Group:
