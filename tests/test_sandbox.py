@@ -7,13 +7,20 @@ Each bot that cheats raises if its cheat worked; a finished game means it failed
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import re
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,6 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BROKEN = "tests/plugins/broken_bots.py"
 TRACED = "tests/plugins/traced_bots.py"
 NOISY = "tests/plugins/noisy_bot.py:NoisyBot"
+ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)"
+                  rb"|\x1b[()][A-Z0-9]|\x1b[=>]")
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -239,6 +248,58 @@ def test_a_bot_process_that_dies_at_the_table_leaves_the_table_alive() -> None:
     assert done.returncode == 0, (done.returncode, done.stderr)
     assert "ended its process (exit status 3)" in done.stdout
     assert "still here" in done.stdout
+
+
+def test_the_terminal_table_survives_a_bot_that_ends_its_process(tmp_path: Path) -> None:
+    """``play`` with such a bot: before, the table died with it (exit 3) and left the
+    terminal in the table's alternate screen. Now the table says which bot failed, and
+    leaving it restores the terminal."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "USER": "tester"}
+    for key in ("NO_COLOR", "FORCE_COLOR", "LANGUAGE", "LC_ALL", "MINODICE_GAMES"):
+        env.pop(key, None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "minodice", "play", "--delay", "0", "--players", "3",
+         "--name", "Ana", "--bots", f"{BROKEN}:KillerBot", "--games-dir", str(tmp_path),
+         "--seed", "1"], stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT,
+        start_new_session=True)
+    os.close(slave)
+    raw = bytearray()
+
+    def read_until(done: Callable[[], bool], seconds: float = 60) -> None:
+        end = time.monotonic() + seconds  # a hang guard
+        while not done() and time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    return
+                raw.extend(chunk)
+
+    def screen() -> str:
+        return re.sub(r"\s+", " ", ANSI.sub(b"", bytes(raw)).decode("utf-8", "replace"))
+
+    try:
+        read_until(lambda: "save & quit" in screen())
+        os.write(master, b"0")
+        os.write(master, b"\r")  # Ana bids 0; then the bots' turn
+        read_until(lambda: "ended its process" in screen())
+        assert proc.poll() is None, f"the table ended with status {proc.returncode}"
+        assert "KillerBot" in screen()
+        assert "ended its process (exit status 3)" in screen()
+        os.write(master, b"q")
+        read_until(lambda: proc.poll() is not None)
+        assert proc.wait(timeout=30) == 0
+        assert b"\x1b[?1049l" in raw  # the table's alternate screen was left
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
 
 
 # -- misbehaving, through the command line ------------------------------------------------------

@@ -99,8 +99,10 @@ def advise(
     variant: VariantOpt = VariantOption.standard,
     samples: Annotated[
         Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--samples", help="Simulated rounds per bid (default: by the round's "
-                     "size, 60 to 1000)."),
+        typer.Option("--samples", help="Simulated rounds: every bid gets half this many "
+                     "(at least 10) for a first look, then the three most promising this many "
+                     "more. Default: by the round's size, 60 to 1000 (so the best bid rests "
+                     "on 90 to 1500 rounds)."),
     ] = None,
     seed: Annotated[
         Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
