@@ -29,8 +29,9 @@ from typing import Any
 from minodice.core.actions import Bid, Roll
 from minodice.core.dice import BUILTIN_DICE_SETS, Hand, load_dice_set
 from minodice.core.errors import IllegalActionError, InvalidRecordError
+from minodice.core.roundlog import RoundLog
 from minodice.core.rules import MAX_PLAYERS, MIN_PLAYERS, Variant, rounds_for
-from minodice.core.state import GameConfig, GameState, Phase, RoundLog
+from minodice.core.state import GameConfig, GameState, Phase
 
 FORMAT = "minodice-record"
 VERSION = 1

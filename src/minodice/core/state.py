@@ -12,9 +12,11 @@ nothing about a bid is visible through :mod:`minodice.core.view` until all are i
 sequential drivers, ``current_player`` names the next seat (from the round's start player)
 that has not bid yet.
 
-Speed: hands are integers (4 bits per die kind), legal die choices are memoised per
-(hand, colour to follow), tricks are resolved incrementally as the dice are rolled, and
-actions and outcomes are interned objects, so a step allocates almost nothing.
+Speed: hands are integers (4 bits per die kind), legal die choices are read from tables
+built once per dice set (:mod:`minodice.core.tables`, where R8 and R9 are stated), tricks
+are resolved incrementally as the dice are rolled, and actions and outcomes are interned
+objects, so a step allocates almost nothing. What a round's log holds is in
+:mod:`minodice.core.roundlog`.
 
 >>> import random
 >>> state = GameState.new(players=4, first_starter=0)
@@ -49,6 +51,7 @@ from minodice.core.dice import (
     load_dice_set,
 )
 from minodice.core.errors import PLAYER, IllegalActionError
+from minodice.core.roundlog import RollEntry, RoundLog
 from minodice.core.rules import (
     MAX_PLAYERS,
     MERMAID_BONUS,
@@ -60,12 +63,16 @@ from minodice.core.rules import (
     rounds_for,
     winners,
 )
+from minodice.core.tables import PRESENT_BITS as _PRESENT_BITS
+from minodice.core.tables import tables_for
 
 CHANCE = -1
 TERMINAL = -4
 
 Outcome = Hand | Face
-RollEntry = tuple[int, int, int]  # (seat, kind index, face code)
+
+__all__ = ["CHANCE", "TERMINAL", "GameConfig", "GameState", "Outcome", "Phase", "RollEntry",
+           "RoundLog"]
 
 
 class Phase(IntEnum):
@@ -77,8 +84,10 @@ class Phase(IntEnum):
     ROLL = 3
     OVER = 4
 
+    def __repr__(self) -> str:
+        return f"Phase.{self.name}"
 
-_PRESENT_BITS = sum(1 << (KIND_BITS * k) for k in range(16))
+
 _DRAW, _BID, _PLAY, _ROLL, _OVER = Phase.DRAW, Phase.BID, Phase.PLAY, Phase.ROLL, Phase.OVER
 
 
@@ -94,109 +103,6 @@ class GameConfig:
     @property
     def rounds(self) -> int:
         return rounds_for(self.players)
-
-
-class _Tables:
-    """Per-dice-set lookup tables shared by every state of that set (pure memo).
-
-    ``colour_mask[k]`` selects, in a hand key, the number kinds of kind ``k``'s colour:
-    R9 is about colours, and a user's set may give two number kinds one colour.
-    """
-
-    __slots__ = (
-        "colour_mask",
-        "face_codes",
-        "face_objs",
-        "legal",
-        "legal_kinds",
-        "nkinds",
-        "rolls",
-        "shift",
-        "special",
-    )
-
-    def __init__(self, dice_set: DiceSet) -> None:
-        self.rolls: tuple[Roll, ...] = tuple(Roll(k) for k in dice_set.kinds)
-        self.legal: dict[int, tuple[Roll, ...]] = {}
-        self.legal_kinds: dict[int, tuple[int, ...]] = {}
-        self.face_objs: tuple[tuple[Face, ...], ...] = tuple(k.faces for k in dice_set.kinds)
-        self.face_codes = dice_set.face_codes
-        self.special = dice_set.special
-        self.shift = dice_set.shift
-        self.nkinds = len(dice_set.kinds)
-        self.colour_mask: tuple[int, ...] = tuple(
-            sum(KIND_MASK << (KIND_BITS * other.index) for other in dice_set.kinds
-                if not other.special and other.colour == kind.colour)
-            for kind in dice_set.kinds
-        )
-        self._build_legal(dice_set)
-
-    def _build_legal(self, dice_set: DiceSet) -> None:
-        """Every (kinds held, colour to follow) pair, computed once, in full.
-
-        Legal choices depend only on *which* kinds a hand holds (R8) and whether it holds
-        the colour to follow (R9), so the table is small (2^kinds × (kinds + 1)) and is
-        filled completely up front: it never records the hands actually seen, which a
-        memo shared through the dice set would leak to anyone holding a view.
-        """
-        nkinds = self.nkinds
-        for held_mask in range(1 << nkinds):
-            present = sum(1 << (KIND_BITS * k) for k in range(nkinds) if held_mask >> k & 1)
-            held = [k for k in range(nkinds) if held_mask >> k & 1]
-            for follow in range(-1, nkinds):
-                kinds = held
-                if follow >= 0 and present * KIND_MASK & self.colour_mask[follow]:
-                    kinds = [k for k in held
-                             if self.special[k] or self.colour_mask[k] == self.colour_mask[follow]]
-                key = (present << 4) | (follow + 1)
-                self.legal[key] = tuple(self.rolls[k] for k in kinds)
-                self.legal_kinds[key] = tuple(kinds)
-
-    @staticmethod
-    def present(hand_key: int) -> int:
-        """One bit per kind held (the lowest bit of its 4-bit field): the table's key part."""
-        return (hand_key | hand_key >> 1 | hand_key >> 2 | hand_key >> 3) & _PRESENT_BITS
-
-    def legal_rolls(self, hand_key: int, follow: int) -> tuple[Roll, ...]:
-        """R8 and R9 for a hand and the colour to follow (``-1``: none yet)."""
-        return self.legal[(self.present(hand_key) << 4) | (follow + 1)]
-
-    def kinds_for(self, hand_key: int, follow: int) -> tuple[int, ...]:
-        return self.legal_kinds[(self.present(hand_key) << 4) | (follow + 1)]
-
-
-def _tables_for(dice_set: DiceSet) -> _Tables:
-    tables = dice_set.engine_tables
-    if tables is None:
-        tables = dice_set.engine_tables = _Tables(dice_set)
-    assert isinstance(tables, _Tables)
-    return tables
-
-
-class RoundLog:
-    """What happened in one round, as a record stores it, plus its computed results."""
-
-    __slots__ = ("bids", "bonus", "hands", "points", "totals", "tricks", "winners")
-
-    def __init__(self, players: int) -> None:
-        self.hands: list[int] = [0] * players      # hand keys as drawn
-        self.bids: list[int] | None = None         # None until all bids are in
-        self.tricks: list[list[RollEntry]] = []
-        self.winners: list[int] = []               # winner of each finished trick
-        self.points: list[int] | None = None       # set when the round is scored
-        self.bonus: list[int] | None = None
-        self.totals: list[int] | None = None
-
-    def copy(self) -> RoundLog:
-        other = RoundLog(0)
-        other.hands = self.hands[:]
-        other.bids = None if self.bids is None else self.bids[:]
-        other.tricks = [t[:] for t in self.tricks]
-        other.winners = self.winners[:]
-        other.points = None if self.points is None else self.points[:]
-        other.bonus = None if self.bonus is None else self.bonus[:]
-        other.totals = None if self.totals is None else self.totals[:]
-        return other
 
 
 class GameState:
@@ -251,7 +157,7 @@ class GameState:
         self.dice_set = config.dice_set
         self.n = config.players
         self.n_rounds = config.rounds
-        self._t = _tables_for(config.dice_set)
+        self._t = tables_for(config.dice_set)
         self._simplified = config.variant is Variant.SIMPLIFIED
         self.totals: list[int] = [0] * self.n
         self.rounds: list[RoundLog] = []
@@ -420,22 +326,21 @@ class GameState:
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Apply ``seat``'s decision (default: the current player's). Raises on illegality."""
         if type(action) is Roll:
-            # The hot path of every game, inlined: R8 (holds the die) and R9 (follow).
+            # The hot path of every game, inlined: a die of this set, rolled in turn, held
+            # (R8) and not refused by the colour to follow (R9, as the tables state it).
             kind = action.kind.index
-            kinds = self.dice_set.kinds
-            hand = self.hands[self.current_player] if self.current_player >= 0 else 0
-            follow = self.follow
-            if (self.phase is not _PLAY or (seat is not None and seat != self.current_player)
-                    or kind >= len(kinds) or kinds[kind] is not action.kind
-                    or not (hand >> (KIND_BITS * kind)) & KIND_MASK
-                    or (follow >= 0 and kind != follow and not self._t.special[kind]
-                        and hand & self._t.colour_mask[follow]
-                        and self._t.colour_mask[kind] != self._t.colour_mask[follow])):
-                self._apply_roll_choice(action, seat)  # the careful path: it finds the error
-                return
-            self._pending = kind
-            self.phase = _ROLL
-            self.current_player = CHANCE
+            cur = self.current_player
+            t = self._t
+            if (self.phase is _PLAY and (seat is None or seat == cur)
+                    and kind < t.nkinds and t.kinds[kind] is action.kind):
+                hand = self.hands[cur]
+                if (hand >> (KIND_BITS * kind) & KIND_MASK
+                        and not hand & t.breaks_follow[self.follow + 1][kind]):
+                    self._pending = kind
+                    self.phase = _ROLL
+                    self.current_player = CHANCE
+                    return
+            self._apply_roll_choice(action, seat)  # the careful path: it finds the error
         elif type(action) is Bid:
             self._apply_bid(action.tricks, self.current_player if seat is None else seat)
         else:
@@ -476,22 +381,16 @@ class GameState:
         if not self.dice_set.has_kind(action.kind.name):
             raise IllegalActionError("R8", f"{PLAYER} holds no {action.kind.name} die", cur)
         kind = self.dice_set.kind(action.kind.name).index
-        hand = self.hands[cur]
-        if not (hand >> (KIND_BITS * kind)) & KIND_MASK:
-            raise self._illegal_roll(cur, action)
-        follow = self.follow
-        if (follow >= 0 and kind != follow and not self._t.special[kind]
-                and hand & self._t.colour_mask[follow]
-                and self._t.colour_mask[kind] != self._t.colour_mask[follow]):
-            raise self._illegal_roll(cur, action)
+        if not self._t.may_roll(self.hands[cur], self.follow, kind):
+            raise self._illegal_roll(cur, kind)
         self._pending = kind
         self.phase = _ROLL
         self.current_player = CHANCE
 
-    def _illegal_roll(self, seat: int, action: Roll) -> IllegalActionError:
-        name = action.kind.name
-        if not self.dice_set.has_kind(name) or not self.hand(seat).counts[
-                self.dice_set.kind(name).index]:
+    def _illegal_roll(self, seat: int, kind: int) -> IllegalActionError:
+        """Which rule a roll the tables refuse breaks: R8 if not held, else R9."""
+        name = self.dice_set.kinds[kind].name
+        if not self.hand(seat).counts[kind]:
             return IllegalActionError("R8", f"{PLAYER} holds no {name} die", seat)
         follow = self.dice_set.kinds[self.follow].colour
         return IllegalActionError(
@@ -613,8 +512,7 @@ class GameState:
             raise IllegalActionError("R8", f"a {name} die has no face {face}", seat)
         self.hands[seat] -= self._t.shift[kind]
         self._trick.append((seat, kind, code))
-        if self.follow < 0 and not self._t.special[kind]:
-            self.follow = kind  # R9: the first number die rolled sets the colour
+        self.follow = self._t.follow_after[self.follow + 1][kind]  # R9: the colour to follow
         # R10, incrementally: remember the symbols seen and the best number so far.
         if code >= SYMBOL_BASE:
             role = code - SYMBOL_BASE
