@@ -2,7 +2,8 @@
 
 What is public to a seat (its view): its own dice; every die rolled this round; the size
 of every screen; the bag's contents (the whole set, R3); and each failure to follow a
-colour, which shows that player holds none of it for the rest of the round (R9). Once
+colour, which shows that player holds no die of that colour — of any kind of it — for the
+rest of the round (R9, read from the engine's tables in :mod:`minodice.core.tables`). Once
 bids are revealed they are evidence too: a player who bid high probably holds strong
 dice. :func:`sample_hands` draws other seats' hands from the unseen dice, respecting the
 voids exactly and favouring, among a few candidates, hands that fit the player's bid.
@@ -15,24 +16,24 @@ import random
 
 from minodice.bots.strength import Strength, choose_kind
 from minodice.core.dice import SYMBOL_BASE, Hand
+from minodice.core.tables import tables_for
 from minodice.core.view import SeatView
 from minodice.core.world import initial_hands
 
 
 def void_kinds(view: SeatView) -> list[set[int]]:
-    """Per seat, the number kinds it has shown it does not hold (this round)."""
+    """Per seat, the number kinds it has shown it does not hold (this round): every kind of
+    each colour it failed to follow, since R9 is about colours, not kinds."""
     ds = view.dice_set
+    tables = tables_for(ds)
     voids: list[set[int]] = [set() for _ in range(view.players)]
     for trick in view.round_tricks:
         follow = -1
         for roll in trick:
-            kind = ds.kind(roll.kind)
-            if kind.special:
-                continue
-            if follow < 0:
-                follow = kind.index
-            elif kind.index != follow:
-                voids[roll.seat].add(follow)
+            kind = ds.kind(roll.kind).index
+            if tables.shows_void(kind, follow):
+                voids[roll.seat] |= tables.colour_kinds[follow]
+            follow = tables.follow_after[follow + 1][kind]
     return voids
 
 
@@ -221,8 +222,9 @@ def policy_likelihood(
     others a ``mismatch`` well above 0 keeps every consistent world possible.
     """
     ds = view.dice_set
+    tables = tables_for(ds)
     power = strength.power(view.players)
-    current = [list(h.counts) for h in initial_hands(view, hands)]
+    current = [h.key for h in initial_hands(view, hands)]
     won = [0] * view.players
     weight = 1.0
     bids = view.bids
@@ -233,19 +235,15 @@ def policy_likelihood(
             kind = ds.kind(roll.kind).index
             seat = roll.seat
             if seat != view.seat and bids[seat] is not None:
-                counts = current[seat]
-                held = [k for k, c in enumerate(counts) if c]
-                if follow >= 0 and counts[follow]:
-                    held = [k for k in held if k == follow or ds.special[k]]
+                held = tables.kinds_for(current[seat], follow)
                 if len(held) > 1:
                     choice = choose_kind(strength, held, mask, best, position == 0,
                                          view.players - 1 - position,
                                          (bids[seat] or 0) - won[seat], power)
                     if choice != kind:
                         weight *= mismatch
-            current[seat][kind] -= 1
-            if follow < 0 and not ds.special[kind]:
-                follow = kind
+            current[seat] -= tables.shift[kind]
+            follow = tables.follow_after[follow + 1][kind]
             code = roll.face.code
             if code >= SYMBOL_BASE:
                 mask |= 1 << (code - SYMBOL_BASE)
