@@ -9,7 +9,7 @@ import pytest
 
 from minodice.bots.heuristic import EasyBot, MediumBot, expected_score_bid
 from minodice.bots.sampling import policy_likelihood, sample_hands
-from minodice.bots.strength import ExpectedScorePolicy, strength_of
+from minodice.bots.strength import ExpectedScorePolicy, PolicyCache, strength_of
 from minodice.core.actions import Bid
 from minodice.core.dice import Hand, load_dice_set
 from minodice.core.rules import Variant, round_points
@@ -34,13 +34,38 @@ def test_rest_distribution_is_a_distribution_with_the_powers_as_mean(hand: str) 
     assert mean == pytest.approx(strength_of(MINO).expected_tricks(h.counts, 4))
 
 
-def test_points_table_follows_r12_and_r13() -> None:
-    pol = policy()
-    for r in (1, 5, 8):
+@pytest.mark.parametrize("variant", list(Variant))
+def test_points_table_is_the_rules_scoring_of_the_games_variant(variant: Variant) -> None:
+    pol = ExpectedScorePolicy(strength_of(MINO), 4, variant)
+    for r in range(1, 9):
         for bid in range(r + 1):
-            expected = tuple(round_points(bid, won, r, 0, Variant.STANDARD)[0]
-                             for won in range(r + 1))
+            expected = tuple(round_points(bid, won, r, 0, variant)[0] for won in range(r + 1))
             assert pol.points(bid, r) == expected
+    assert PolicyCache().get(MINO, 4, variant).points(2, 5) == pol.points(2, 5)
+
+
+def test_medium_bot_bids_for_the_scoring_of_its_game() -> None:
+    """In a simplified game a missed bid costs nothing (R15): the medium bot must weigh
+    its bids by that, not by the standard game's penalties."""
+    rng = random.Random(8)
+    differing = 0
+    for game in range(40):
+        config = GameConfig(4, MINO, Variant.SIMPLIFIED, game % 4)
+        state = GameState.at_round(config, 3 + game % 6)
+        while state.current_player == CHANCE:
+            state.apply_chance(state.sample_chance(rng))
+        seen = view(state, 0)
+        dist = policy().rest_distribution(seen.hand.key)
+        r = seen.round_no
+
+        def best(variant: Variant, dist: tuple[float, ...] = dist, r: int = r) -> int:
+            return max(range(r + 1), key=lambda b: sum(
+                q * round_points(b, min(k, r), r, 0, variant)[0] for k, q in enumerate(dist)))
+
+        action = MediumBot().act(seen, state.legal_actions(0), rng)
+        assert action == Bid(best(Variant.SIMPLIFIED))
+        differing += best(Variant.SIMPLIFIED) != best(Variant.STANDARD)
+    assert differing > 5
 
 
 def test_ducks_with_its_bid_made_and_takes_when_it_needs() -> None:

@@ -60,8 +60,9 @@ class EasyBot:
 def expected_score_bid(view: SeatView, policy: ExpectedScorePolicy) -> int:
     """The bid with the best expected score when each die wins with its power, independently.
 
-    Unlike rounding the expected tricks, this weighs what each bid pays and costs: a zero
-    bid pays 10 × round, a miss costs 10 per trick off.
+    Unlike rounding the expected tricks, this weighs what each bid pays and costs in the
+    game's variant: a zero bid pays 10 × round, a miss costs 10 per trick off (nothing in
+    the simplified variant).
     """
     dist = policy.rest_distribution(view.hand.key)
     r = view.round_no
@@ -80,7 +81,8 @@ class MediumBot:
     takes the trick now), but every decision weighs the points at stake: for the bid, the
     whole distribution of tricks its dice may win; for each die, the chance it takes this
     trick together with what the dice left behind the screen will probably win, scored
-    with R12/R13. It needs no search, so it decides in microseconds.
+    as its game scores a round (R12–R13, or R15). It needs no search, so it decides in
+    microseconds.
     """
 
     name = "medium"
@@ -89,7 +91,7 @@ class MediumBot:
         self._policies = PolicyCache()
 
     def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        policy = self._policies.get(view.dice_set, view.players)
+        policy = self._policies.get(view.dice_set, view.players, view.variant)
         if isinstance(legal[0], Bid):
             bid = expected_score_bid(view, policy)
             return next((a for a in legal if isinstance(a, Bid) and a.tricks == bid), legal[-1])

@@ -199,7 +199,7 @@ class SearchBot:
 
     def policy_for(self, view: SeatView) -> tuple[ExpectedScorePolicy, frozenset[int]]:
         """This bot's own expected-score policy (and its caches) and the seats that use it."""
-        policy = self._policies.get(view.dice_set, view.players)
+        policy = self._policies.get(view.dice_set, view.players, view.variant)
         seats = {s for s in range(view.players)
                  if (s == view.seat and self.smart_self) or (s != view.seat and self.smart_others)}
         return policy, frozenset(seats)

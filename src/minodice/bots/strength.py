@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from minodice.core.dice import FLAG, SYMBOL_BASE, DiceSet
-from minodice.core.rules import WINNING_ROLE
+from minodice.core.rules import WINNING_ROLE, Variant, round_points
 
 # A "hold" is what the die currently winning the trick shows:
 #   ("sym", mask, role) a symbol of ``role`` with ``mask`` the symbols showing,
@@ -182,15 +182,18 @@ class ExpectedScorePolicy:
     For each legal die it takes the chance ``p`` that the die wins this trick (as in
     :func:`choose_kind`) and, for the dice that stay behind the screen, the distribution
     of the tricks they win (independent dice, each winning with its power: a
-    Poisson-binomial distribution), and scores every outcome with R12/R13. It knows what
-    a miss costs, so it ducks, takes or sheds a die as the bid requires.
+    Poisson-binomial distribution), and scores every outcome as the game's variant does
+    (:func:`~minodice.core.rules.round_points`, without the R14 bonus). It knows what a
+    miss costs, so it ducks, takes or sheds a die as the bid requires.
 
     Its caches are keyed by the dice a player holds, so each bot keeps its own instance
     (never shared through a module, where another bot could read them).
     """
 
-    def __init__(self, strength: Strength, players: int) -> None:
+    def __init__(self, strength: Strength, players: int,
+                 variant: Variant = Variant.STANDARD) -> None:
         self.strength = strength
+        self.variant = variant
         self.power = strength.power(players)
         self.nkinds = len(strength.dice_set.kinds)
         self._dist: dict[int, tuple[float, ...]] = {}
@@ -218,13 +221,12 @@ class ExpectedScorePolicy:
         return result
 
     def points(self, bid: int, round_no: int) -> tuple[int, ...]:
-        """R12/R13 points (no bonus) for every number of tricks won, 0..round."""
+        """The round's points (no bonus) for every number of tricks won, 0..round."""
         key = (bid, round_no)
         found = self._points.get(key)
         if found is None:
             found = self._points[key] = tuple(
-                (10 * round_no if bid == 0 else 20 * bid) if won == bid
-                else (-10 * round_no if bid == 0 else -10 * abs(bid - won))
+                round_points(bid, won, round_no, 0, self.variant)[0]
                 for won in range(round_no + 1))
         return found
 
@@ -254,14 +256,17 @@ class ExpectedScorePolicy:
 
 
 class PolicyCache:
-    """One :class:`ExpectedScorePolicy` per (dice set, player count), owned by one bot."""
+    """One :class:`ExpectedScorePolicy` per (dice set, player count, variant), owned by one
+    bot."""
 
     def __init__(self) -> None:
-        self._policies: dict[tuple[str, int], ExpectedScorePolicy] = {}
+        self._policies: dict[tuple[DiceSet, int, Variant], ExpectedScorePolicy] = {}
 
-    def get(self, dice_set: DiceSet, players: int) -> ExpectedScorePolicy:
-        key = (dice_set.name, players)
+    def get(self, dice_set: DiceSet, players: int,
+            variant: Variant = Variant.STANDARD) -> ExpectedScorePolicy:
+        key = (dice_set, players, variant)
         policy = self._policies.get(key)
         if policy is None:
-            policy = self._policies[key] = ExpectedScorePolicy(strength_of(dice_set), players)
+            policy = self._policies[key] = ExpectedScorePolicy(
+                strength_of(dice_set), players, variant)
         return policy
