@@ -9,9 +9,11 @@ chance event (see :class:`minodice.core.dice.Face`).
 >>> str(Bid(2)), str(Roll(mino.kind("red")))
 ('bid 2', 'roll red')
 >>> parse_action(mino, "roll griffin")
-Roll(DieKind('griffin'))
+Roll(load_dice_set('mino').kind('griffin'))
 >>> parse_action(mino, "bid 0")
 Bid(0)
+>>> eval(repr(Roll(mino.kind("red")))) == Roll(mino.kind("red"))
+True
 """
 
 from __future__ import annotations

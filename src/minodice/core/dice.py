@@ -9,17 +9,26 @@ Face codes are small integers chosen so that comparisons are cheap:
 ``0`` is a flag, ``1..99`` a number, and ``100 + role`` a symbol, where the role is
 ``0`` for the minotaur (skull-king), ``1`` for the griffin (pirate) and ``2`` for the mermaid.
 
+Every value's ``repr()`` is Python that rebuilds it from the names :mod:`minodice.core`
+exports (STYLE 3), and its ``str()`` is its notation:
+
 >>> mino = load_dice_set("mino")
 >>> mino.kind("red")
-DieKind('red')
+load_dice_set('mino').kind('red')
 >>> [str(f) for f in mino.kind("gray").faces]
 ['flag', 'flag', 'flag', '1', '1', '7']
->>> str(Hand.from_str(mino, "red,griffin,red"))
-'griffin,red,red'
+>>> mino.face("griffin"), mino.face(7)
+(Face(101, 'griffin'), Face(7, '7'))
+>>> hand = Hand.from_str(mino, "red,griffin,red")
+>>> str(hand), hand
+('griffin,red,red', Hand.from_str(load_dice_set('mino'), 'griffin,red,red'))
+>>> eval(repr(hand)) == hand
+True
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -72,25 +81,34 @@ class Face:
         return self.name
 
     def __repr__(self) -> str:
-        return f"Face({self.name!r})"
+        return f"Face({self.code}, {self.name!r})"
 
 
 @dataclass(frozen=True, slots=True)
 class DieKind:
-    """A kind of die (``red``, ``griffin``...). Number kinds are also the follow colours (R9)."""
+    """A kind of die (``red``, ``griffin``...) of ``dice_set``. A number kind's ``colour``
+    is what R9 follows; a set may give two number kinds one colour.
+
+    Equal by content (``dice_set`` is not compared); ``repr()`` names it through its set.
+    """
 
     name: str
     index: int
     count: int
     colour: str
     special: bool
-    faces: tuple[Face, ...] = field(repr=False)
+    faces: tuple[Face, ...]
+    dice_set: DiceSet | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return self.name
 
     def __repr__(self) -> str:
-        return f"DieKind({self.name!r})"
+        kinds = getattr(self.dice_set, "kinds", ())  # none yet while the set is being read
+        if 0 <= self.index < len(kinds) and kinds[self.index] is self:
+            return f"{self.dice_set!r}.kind({self.name!r})"
+        return (f"DieKind({self.name!r}, {self.index}, {self.count}, {self.colour!r}, "
+                f"{self.special}, {self.faces!r})")
 
     def roll_outcomes(self) -> list[tuple[Face, Fraction]]:
         """Each distinct face with its exact probability (each of six faces is 1/6, R8)."""
@@ -120,7 +138,7 @@ class DiceSet:
     )
 
     def __init__(self, data: dict[str, Any]) -> None:
-        self._data = data
+        self._data = copy.deepcopy(data)  # what repr() and pickling rebuild the set from
         try:
             self.name: str = str(data["name"])
             self.title: str = str(data.get("title", self.name))
@@ -153,7 +171,7 @@ class DiceSet:
         )
         self.special: tuple[bool, ...] = tuple(k.special for k in kinds)
         self.shift: tuple[int, ...] = tuple(1 << (KIND_BITS * k.index) for k in kinds)
-        # The engine's lookup tables for this set, built on first use (core.state._Tables).
+        # The engine's lookup tables for this set, built on first use (core.tables.Tables).
         # Kept on the set itself so that they live and die with it.
         self.engine_tables: Any = None
 
@@ -171,7 +189,7 @@ class DiceSet:
         if count < 1:
             raise DiceSetError(f"die kind {name!r} needs a positive count")
         faces = tuple(self.face(f) for f in raw_faces)
-        return DieKind(name, index, count, colour, special, faces)
+        return DieKind(name, index, count, colour, special, faces, self)
 
     # -- lookups -------------------------------------------------------------------------
 
@@ -221,13 +239,19 @@ class DiceSet:
             key += c << (KIND_BITS * i)
         return self.hand_of_key(key)
 
+    def is_builtin(self) -> bool:
+        """Whether this is the shipped set of its name (as :func:`load_dice_set` gives it)."""
+        return self.name in BUILTIN_DICE_SETS and load_dice_set(self.name) is self
+
     def __repr__(self) -> str:
-        return f"load_dice_set({self.name!r})"
+        if self.is_builtin():
+            return f"load_dice_set({self.name!r})"
+        return f"DiceSet({self._data!r})"
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickle as a name (a shipped set) or as its data, never with its engine tables:
         a view sent to a bot's worker process stays small, and the worker uses its own."""
-        if self.name in BUILTIN_DICE_SETS and load_dice_set(self.name) is self:
+        if self.is_builtin():
             return load_dice_set, (self.name,)
         return DiceSet, (self._data,)
 
@@ -289,7 +313,7 @@ class Hand:
         return ",".join(self.names())
 
     def __repr__(self) -> str:
-        return f"Hand.from_str(load_dice_set({self.dice_set.name!r}), {str(self)!r})"
+        return f"Hand.from_str({self.dice_set!r}, {str(self)!r})"
 
     def __eq__(self, other: object) -> bool:
         return (

@@ -33,6 +33,9 @@ class Variant(StrEnum):
     def __str__(self) -> str:
         return self.value
 
+    def __repr__(self) -> str:
+        return f"Variant.{self.name}"
+
 
 def rounds_for(players: int) -> int:
     """R2: 8 rounds with 3 or 4 players, 7 with 5, 6 with 6."""
@@ -65,6 +68,9 @@ class Reason(StrEnum):
     HIGHEST = "highest"            # the highest number
     TIE = "tie"                    # highest number tied: the later roll wins
     ONLY_FLAGS = "only-flags"      # only flags: the leader wins
+
+    def __repr__(self) -> str:
+        return f"Reason.{self.name}"
 
 
 @dataclass(frozen=True, slots=True)
