@@ -1497,6 +1497,7 @@ def tricks(draw: st.DrawFn) -> list[tuple[int, int]]:
     return [((leader + i) % n, face) for i, face in enumerate(faces)]
 
 
+@settings(deadline=None)  # behaviour only: no per-example time limit
 @given(tricks())
 def test_prop_resolve_trick_winner_is_in_trick(rolls: list[tuple[int, int]]) -> None:
     result = resolve_trick(rolls)
@@ -1516,6 +1517,7 @@ def test_prop_resolve_trick_winner_is_in_trick(rolls: list[tuple[int, int]]) -> 
     assert result.bonus >= 0
 
 
+@settings(deadline=None)  # behaviour only: no per-example time limit
 @given(tricks(), st.randoms(use_true_random=False))
 def test_prop_trick_winner_depends_only_on_order_of_faces(
     rolls: list[tuple[int, int]], rnd: random.Random
@@ -1545,6 +1547,7 @@ def round_one_tricks(draw: st.DrawFn) -> tuple[int, list[tuple[str, str]]]:
     return first, plays
 
 
+@settings(deadline=None)  # behaviour only: no per-example time limit
 @given(round_one_tricks(), st.lists(st.integers(min_value=0, max_value=1), min_size=6,
                                     max_size=6))
 def test_prop_engine_trick_equals_resolve_trick(
@@ -1599,6 +1602,7 @@ def test_prop_full_game_matches_rules(seed: int, players: int, variant: Variant)
     assert state.winners() == rules.winners(totals)
 
 
+@settings(deadline=None)  # behaviour only: no per-example time limit
 @given(st.integers(min_value=0, max_value=2**32), st.sampled_from(MINO.kinds))
 def test_prop_sampled_face_is_a_face_of_the_die(seed: int, kind: DieKind) -> None:
     state = new_game(3)
