@@ -140,7 +140,7 @@ def advise(
             for _ in range(round_no):
                 counts[bag.pop()] += 1
             state.apply_chance(ds.hand_of_counts(counts))
-    policy = ExpectedScorePolicy(strength_of(ds), players)
+    policy = ExpectedScorePolicy(strength_of(ds), players, Variant(variant))
     seat_view = view(state, seat)
     smart = frozenset({seat})
     # Racing: every bid gets a first look; the three best get three times as many rounds,

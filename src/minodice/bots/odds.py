@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from minodice.core.dice import DiceSet
 from minodice.core.rules import resolve_trick
+from minodice.core.tables import tables_for
 
 
 class OddsError(ValueError):
@@ -44,16 +45,10 @@ class TrickOdds:
 
 
 def _legal(dice_set: DiceSet, held: Sequence[str], follow: str | None) -> list[str]:
-    """R9 for a hand (kinds, with repeats) and the colour to follow."""
-    kinds = sorted(set(held), key=lambda k: dice_set.kind(k).index)
-    if follow is None:
-        return kinds
-    colour = dice_set.kind(follow).colour
-    same = [k for k in kinds if not dice_set.kind(k).special
-            and dice_set.kind(k).colour == colour]
-    if not same:
-        return kinds
-    return [k for k in kinds if dice_set.kind(k).special or k in same]
+    """R9 for a hand (kinds, with repeats) and the colour to follow, as the engine says."""
+    kinds = sorted({dice_set.kind(k).index for k in held})
+    index = dice_set.kind(follow).index if follow is not None else -1
+    return [dice_set.kinds[k].name for k in tables_for(dice_set).rollable(kinds, index)]
 
 
 def trick_odds(dice_set: DiceSet, players: int, hand: Sequence[str],
