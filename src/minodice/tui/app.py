@@ -338,10 +338,8 @@ class TableApp(App[None]):
             if spec in BUILTIN_BOTS:
                 self.bug(exc)
                 return
-            cause = exc.__cause__  # what the bot raised, if it raised
-            error = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
             self.say(Text(self._("The bot {name} failed: {error}").format(
-                name=self.names[seat], error=printable(error)), style="bold red"))
+                name=self.names[seat], error=printable(str(exc))), style="bold red"))
             self.save()
             self.mode = "over"
             self.refresh_table()
