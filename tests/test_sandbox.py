@@ -285,9 +285,12 @@ def test_the_terminal_table_survives_a_bot_that_ends_its_process(tmp_path: Path)
 
     try:
         read_until(lambda: "save & quit" in screen())
-        os.write(master, b"0")
-        os.write(master, b"\r")  # Ana bids 0; then the bots' turn
-        read_until(lambda: "ended its process" in screen())
+        for _ in range(20):  # Ana bids 0 (again, if the table was not yet taking keys)
+            os.write(master, b"0\r")
+            read_until(lambda: "Ana has bid" in screen(), 3.0)
+            if "Ana has bid" in screen():
+                break
+        read_until(lambda: "ended its process" in screen())  # the bots' turn
         assert proc.poll() is None, f"the table ended with status {proc.returncode}"
         assert "KillerBot" in screen()
         assert "ended its process (exit status 3)" in screen()

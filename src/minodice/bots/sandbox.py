@@ -126,7 +126,8 @@ class _Child:
             threading.Thread(target=self._pump, daemon=True).start()
         self.loaded = False
         _LIVE.add(self)
-        self.send(("load", spec, list(sys.path)))
+        with contextlib.suppress(_GoneError):  # then its first answer says how it ended
+            self.send(("load", spec, list(sys.path)))
 
     def _pump(self) -> None:
         assert self._chunks is not None
@@ -274,7 +275,7 @@ def check_outside_bot(spec: str) -> None:
     with _LOCK:
         if spec in _CHECKED:
             return
-    child = _Child(spec)
+    child = _take(spec)
     _ready(child, time.monotonic() + CREATE_SECONDS)
     with _LOCK:
         _CHECKED.add(spec)
@@ -289,7 +290,10 @@ def prewarm(spec: str, count: int) -> None:
         spares[:] = [c for c in spares if c.alive()]
         missing = count - len(spares)
     for _ in range(missing):
-        child = _Child(spec)
+        try:
+            child = _Child(spec)
+        except OSError:  # no more processes now: the next game starts its own
+            return
         with _LOCK:
             _SPARES.setdefault(spec, []).append(child)
 
@@ -311,7 +315,10 @@ def _take(spec: str) -> _Child:
             if child.alive():
                 return child
             child.kill()
-    return _Child(spec)
+    try:
+        return _Child(spec)
+    except OSError as exc:
+        raise BotError(f"bot {spec!r}: cannot start its process: {exc}") from None
 
 
 class SandboxedBot:
