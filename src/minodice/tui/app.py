@@ -338,8 +338,12 @@ class TableApp(App[None]):
             if spec in BUILTIN_BOTS:
                 self.bug(exc)
                 return
+            # A bot's file path can be long: name it by file and class, so the line fits.
+            where, _colon, cls = (spec or "").rpartition(":")
+            short = f"{Path(where).name}:{cls}" if where.endswith(".py") else (spec or "")
+            error = str(exc).replace(spec or "", short) if spec else str(exc)
             self.say(Text(self._("The bot {name} failed: {error}").format(
-                name=self.names[seat], error=printable(str(exc))), style="bold red"))
+                name=self.names[seat], error=printable(error)), style="bold red"))
             self.save()
             self.mode = "over"
             self.refresh_table()
