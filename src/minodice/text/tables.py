@@ -26,7 +26,7 @@ def render_tournament(stats: Sequence[BotStats], games: int, players: int,
         how = (f"{deals} deal{'s' if deals != 1 else ''}, each played {players} times with "
                "the seats rotated")
         if games % players:
-            how += f" (the last {games % players} times)"
+            how += f" (the last one only {games % players} times)"
         how += ("; the 95% intervals and standard errors (±) are over deals, a deal and "
                 "its replays being one sample" if deals >= 2
                 else ": no interval (that needs 2 deals)")
