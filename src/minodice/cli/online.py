@@ -86,7 +86,8 @@ def serve(
     # No access log: WebSocket URLs carry seat tokens, and tokens belong in no log.
     uvicorn.run(application, host=host, port=port, access_log=False, log_level="warning",
                 ws_max_size=65536, ws_ping_interval=20, ws_ping_timeout=20,
-                ws_per_message_deflate=False)  # views are small; CPU is the scarce thing
+                ws_per_message_deflate=False,  # views are small; CPU is the scarce thing
+                timeout_graceful_shutdown=5)  # open WebSockets must not hold a stop up
 
 
 @app.command()
