@@ -841,14 +841,15 @@ def print_levels(levels: list[Level], ref: Level, think: float) -> None:
     ref50, ref99 = percentile(ref.latencies, 50), percentile(ref.latencies, 99)
     print("latency (ms, action sent -> view showing it) and throughput; probe = GET / sent "
           "every 0.1 s from an idle process")
-    print(f"{'level':<12}{'tables':>7}{'conns':>7}{'offered/s':>10}{'act/s':>8}{'p50':>8}"
-          f"{'p99':>8}{'max':>8}{'p50/ref':>8}{'p99/ref':>8}{'probe p50':>10}{'probe p99':>10}")
+    print(f"{'level':<12}{'tables':>7}{'conns':>7}{'offered/s':>10}{'act/s':>8}{'p50':>10}"
+          f"{'p99':>10}{'max':>10}{'p50/ref':>9}{'p99/ref':>9}{'probe p50':>10}"
+          f"{'probe p99':>10}")
     for lv in levels:
         p50, p99 = percentile(lv.latencies, 50), percentile(lv.latencies, 99)
         print(f"{lv.name:<12}{lv.tables:>7}{lv.connections:>7}"
-              f"{fmt(offered(lv.tables, think), 0):>10}{fmt(lv.actions):>8}{fmt(p50):>8}"
-              f"{fmt(p99):>8}{fmt(max(lv.latencies, default=float('nan'))):>8}"
-              f"{fmt(p50 / ref50, 2):>8}{fmt(p99 / ref99, 2):>8}"
+              f"{fmt(offered(lv.tables, think), 0):>10}{fmt(lv.actions):>8}{fmt(p50):>10}"
+              f"{fmt(p99):>10}{fmt(max(lv.latencies, default=float('nan'))):>10}"
+              f"{fmt(p50 / ref50, 2):>9}{fmt(p99 / ref99, 2):>9}"
               f"{fmt(percentile(lv.probe, 50)):>10}{fmt(percentile(lv.probe, 99)):>10}")
     print("resources (CPU in % of one core; machine in % of all cores; others = every process "
           "not ours)")
@@ -867,13 +868,13 @@ def print_bots(levels: list[Level], base: Level) -> None:
     k0 = f"K={base.bot_tables}"
     print("bot ms = time per bot decision as the bot table's person sees it; people = the "
           "tables of 4 people")
-    print(f"{'K':<6}{'bot dec/s':>10}{'bot ms p50':>11}{'p99':>8}{'people p50':>11}{'p99':>8}"
+    print(f"{'K':<6}{'bot dec/s':>10}{'bot ms p50':>11}{'p99':>10}{'people p50':>11}{'p99':>10}"
           f"{'p50/' + k0:>9}{'p99/' + k0:>9}{'probe p99':>10}")
     for lv in levels:
         p50, p99 = percentile(lv.latencies, 50), percentile(lv.latencies, 99)
         print(f"{lv.bot_tables:<6}{fmt(lv.bot_decisions / lv.duration):>10}"
-              f"{fmt(percentile(lv.bot_gaps, 50)):>11}{fmt(percentile(lv.bot_gaps, 99)):>8}"
-              f"{fmt(p50):>11}{fmt(p99):>8}{fmt(p50 / b50, 2):>9}{fmt(p99 / b99, 2):>9}"
+              f"{fmt(percentile(lv.bot_gaps, 50)):>11}{fmt(percentile(lv.bot_gaps, 99)):>10}"
+              f"{fmt(p50):>11}{fmt(p99):>10}{fmt(p50 / b50, 2):>9}{fmt(p99 / b99, 2):>9}"
               f"{fmt(percentile(lv.probe, 99)):>10}")
     print(f"{'K':<6}{'people act/s':>13}{'server CPU%':>12}{'bots CPU%':>10}{'ms/action':>10}"
           f"{'load CPU%':>10}{'machine%':>9}{'others%':>8}")
