@@ -1,0 +1,116 @@
+"""Same seed, same game, whatever is done to the engine: a pinned digest of seeded games.
+
+Every step of seeded random games through the public API is written as a line of text —
+the legal actions offered, the action taken, the chance outcome drawn and, at the end, the
+scores of every round — and the lines are hashed. Four ways of driving cover the whole
+API: ``sample_chance`` (the fast path); every chance step listed by ``chance_outcomes()``
+(each outcome and its exact probability in the trace) and chosen by weight; bids in a
+random order of seats (R6) with a :meth:`GameState.clone` taken each round and played on;
+and search's ``legal_kinds``/``roll_kind``. Every player count, both dice sets and both
+variants.
+
+The digests are pinned below: a change to the engine that changes a legal action, an
+outcome, the order of listed outcomes, a probability or a score changes them, so a
+faster engine must leave them alone. The compiled core (``make compiled``) must give the
+same digests (``tests/test_compiled.py`` runs this file as a script there).
+
+    python tests/test_trace.py [GAMES]     # prints the digest of GAMES games per set-up
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from minodice.core import CHANCE, TERMINAL, GameConfig, GameState, Phase, Variant, load_dice_set
+from minodice.core.state import Outcome
+
+SETUPS = [(p, d, v) for p in (3, 4, 5, 6) for d in ("mino", "skull-king")
+          for v in ("standard", "simplified")]
+MODES = ("sample", "listed", "bidders-clone", "roll-kind")
+
+# sha256 of the traces of GAMES_PINNED games for each set-up (modes in turn).
+GAMES_PINNED = 8
+PINNED = "4e8022459263bdf94f2ed8443c19631f13606cc26176e1aff175f40de1906ef0"
+
+
+def trace_game(players: int, dice_set: str, variant: str, seed: int) -> Iterator[str]:
+    """The lines of one seeded game, driven in mode ``MODES[seed % 4]``."""
+    mode = MODES[seed % len(MODES)]
+    rng = random.Random(f"trace:{players}:{dice_set}:{variant}:{seed}")
+    rand = rng.random
+    config = GameConfig(players, load_dice_set(dice_set), Variant(variant),
+                        rng.randrange(players))
+    state = GameState(config)
+    round_no = 0
+    while True:
+        player = state.current_player
+        if player == TERMINAL:
+            break
+        if mode == "bidders-clone" and state.round_no != round_no:
+            round_no = state.round_no
+            state = state.clone()
+        if player == CHANCE:
+            outcome: Outcome
+            if mode == "listed":
+                listed = state.chance_outcomes()
+                yield " ".join(f"{o}={p}" for o, p in listed)
+                outcomes, probs = zip(*listed, strict=True)
+                outcome = rng.choices(outcomes, weights=probs)[0]
+            else:
+                outcome = state.sample_chance(rng)
+            yield f"chance {outcome}"
+            state.apply_chance(outcome)
+        elif mode == "bidders-clone" and state.phase is Phase.BID:
+            bidders = state.bidders()
+            seat = bidders[int(rand() * len(bidders))]
+            actions = state.legal_actions(seat)
+            action = actions[int(rand() * len(actions))]
+            yield f"seat {seat} of {bidders}: {action} of {len(actions)}"
+            state.apply(action, seat=seat)
+        elif mode == "roll-kind" and state.phase is Phase.PLAY:
+            kinds = state.legal_kinds()
+            kind = kinds[int(rand() * len(kinds))]
+            yield f"seat {player}: kind {kind} of {kinds}"
+            state.roll_kind(kind, rand())
+            yield f"rolled {state.trick[-1] if state.trick else 'trick over'}"
+        else:
+            actions = state.legal_actions()
+            action = actions[int(rand() * len(actions))]
+            yield f"seat {player}: {action} of {', '.join(map(str, actions))}"
+            state.apply(action)
+    for log in state.rounds:
+        yield f"round {log.hands} {log.bids} {log.tricks} {log.winners} {log.points} " \
+              f"{log.bonus} {log.totals}"
+    yield f"totals {state.totals} winners {state.winners()}"
+
+
+def digest(games: int) -> str:
+    """The sha256 of ``games`` traced games of every set-up."""
+    h = hashlib.sha256()
+    for players, dice_set, variant in SETUPS:
+        for seed in range(games):
+            for line in trace_game(players, dice_set, variant, seed):
+                h.update(line.encode())
+                h.update(b"\n")
+    return h.hexdigest()
+
+
+def test_seeded_games_are_the_pinned_games() -> None:
+    assert digest(GAMES_PINNED) == PINNED
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_every_mode_plays_whole_games(mode: str) -> None:
+    seed = MODES.index(mode)
+    lines = list(trace_game(4, "mino", "standard", seed))
+    assert lines[-1].startswith("totals ")
+    assert sum(line.startswith("round ") for line in lines) == 8
+
+
+if __name__ == "__main__":
+    print(digest(int(sys.argv[1]) if len(sys.argv) > 1 else GAMES_PINNED))
