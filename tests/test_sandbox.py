@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BROKEN = "tests/plugins/broken_bots.py"
 TRACED = "tests/plugins/traced_bots.py"
 NOISY = "tests/plugins/noisy_bot.py:NoisyBot"
+HANG_GUARD = 60.0  # seconds: a wait this long means a hang, not a busy machine
 ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)"
                   rb"|\x1b[()][A-Z0-9]|\x1b[=>]")
 
@@ -152,10 +153,10 @@ def test_an_outside_bot_is_a_proxy_and_leaves_no_process_behind() -> None:
     run_games(TournamentSpec(4, ("tests/plugins/outside_bot.py:FirstLegalBot", "easy",
                                  f"{BROKEN}:RandomLegalBot", "random"), 8, 2))
     del bot
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + HANG_GUARD
     while children() - before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert children() - before == set()
+    assert children() - before == set(), f"bot processes still running after {HANG_GUARD:g} s"
 
 
 # -- misbehaving, through the API -------------------------------------------------------------
@@ -191,10 +192,12 @@ def test_the_time_limit_holds_off_the_main_thread(trace: Path) -> None:
         except BotError as exc:
             outcome.append(exc)
 
-    thread = threading.Thread(target=run)
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    thread.join(60)  # a hang guard
+    thread.join(HANG_GUARD)
+    assert not thread.is_alive(), f"the tournament still ran after {HANG_GUARD:g} s"
     assert outcome, "no BotError"
+    assert f"{TRACED}:TracedSlowBot" in str(outcome[0])  # the first to decide: no other
     assert "took longer than 0.3 s" in str(outcome[0])
     assert stopped_in_its_sleep(trace)
 
@@ -203,10 +206,14 @@ def test_a_bot_that_overruns_is_stopped_with_what_it_started(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pidfile = tmp_path / "pid"
     monkeypatch.setenv("MINODICE_TEST_PIDFILE", str(pidfile))
-    message = expect_error(f"{BROKEN}:ChildSpawningSlowBot", time_limit=0.5)
-    assert "took longer than 0.5 s" in message
+    # 2 s: time enough to start its child and write the pid file on a busy machine, far
+    # short of its 30 s sleep
+    message = expect_error(f"{BROKEN}:ChildSpawningSlowBot", time_limit=2)
+    assert f"{BROKEN}:ChildSpawningSlowBot" in message
+    assert "took longer than 2 s" in message
+    assert pidfile.exists(), "the bot was stopped before it started its child"
     pid = int(pidfile.read_text())
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + HANG_GUARD  # it is killed at once; a busy machine lags
     while time.monotonic() < deadline:
         try:
             os.kill(pid, 0)

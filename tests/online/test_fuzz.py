@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 from starlette.testclient import WebSocketTestSession
 
 from minodice.core.record import load_record
+from minodice.server import app as app_module
 from minodice.server.app import create_app
 from minodice.server.protocol import ERROR_CODES, MAX_MESSAGE
 from minodice.server.room import Room, Settings
@@ -82,10 +84,10 @@ def finished_table(server: Server) -> tuple[str, str]:
     """A table whose game is over (three bots play it at once)."""
     if not server.finished:
         created = new_table(server, 3, ["random", "random", "random"])
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a hang guard
         while server.client.get(f"/api/tables/{created['table']}").json()["status"] \
                 != "finished":
-            assert time.monotonic() < deadline, "the bots did not finish their game"
+            assert time.monotonic() < deadline, "the bots did not finish their game in 120 s"
             time.sleep(0.02)
         server.finished.update(table=created["table"], host=created["host_token"])
     return server.finished["table"], server.finished["host"]
@@ -344,20 +346,29 @@ def test_websocket_fuzz(server: Server, play: list[Play], data: st.DataObject) -
     check_record(room)
 
 
-def test_websocket_rate_limit(tmp_path: Path) -> None:
+def test_websocket_rate_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bucket (5 a second, a burst of 5) on the app's clock, which the test moves: how
+    fast this machine answers the flood changes nothing."""
+    now = [1000.0]
+    monkeypatch.setattr(app_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
     app = _app(tmp_path / "tables.db", ws_rate=5)
     with TestClient(app) as client:
         table = client.post("/api/tables", json={"players": 3}).json()["table"]
         with client.websocket_connect(f"/ws/{table}") as ws:
             sock = Socket(ws, None)
             receive(sock)
-            for _ in range(8):
+            # Six, each answered: every message the app takes or refuses is one it has
+            # read before the clock moves on.
+            for _ in range(6):
                 ws.send_text("nonsense")
             codes = [receive(sock)["code"] for _ in range(6)]
             assert codes == ["bad_message"] * 5 + ["rate_limited"]
-            time.sleep(0.5)
-            ws.send_text("nonsense")
-            assert receive(sock)["code"] == "bad_message"
+            now[0] += 0.5  # 2.5 messages' worth of refill
+            for _ in range(2):
+                ws.send_text("nonsense")
+                assert receive(sock)["code"] == "bad_message"
+            ws.send_text("nonsense")  # the refill is used up: refused, and told so
+            assert receive(sock)["code"] == "rate_limited"
 
 
 # -- HTTP fuzzing --------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from .conftest import LiveServer, StartServer
 
 TIMEOUT = 20.0        # one network wait
 GAME_TIMEOUT = 60.0   # a whole game
+GRACE = 1.0           # seconds away before a stand-in plays (test_turn_clock_...)
 
 View = dict[str, Any]
 Message = dict[str, Any]
@@ -126,15 +127,6 @@ class Conn:
         self.answered = view["turn"]
         await self.act(view["turn"], action)
         return action
-
-    async def drain(self, seconds: float) -> list[Message]:
-        """Everything that arrives until nothing has for ``seconds``."""
-        out: list[Message] = []
-        try:
-            while True:
-                out.append(await self.recv(seconds))
-        except TimeoutError:
-            return out
 
     async def close(self) -> None:
         await asyncio.wait_for(self.ws.close(), TIMEOUT)
@@ -541,7 +533,10 @@ async def test_kill_9_mid_game_loses_nothing_acknowledged(start_server: StartSer
 
 
 async def test_turn_clock_and_absent_player(start_server: StartServer) -> None:
-    server = start_server(grace=1.0)
+    """The clock and the grace period, by the order of events (how late an event comes on
+    a busy machine is no failure; that it came too early is)."""
+    server = start_server(grace=GRACE)
+    created_ms = time.time() * 1000  # the turn's clock is armed after this
     async with httpx.AsyncClient(base_url=server.base, timeout=TIMEOUT) as client:
         table = await create(client, players=3, bots=[None, None, "random"], turn_seconds=5)
     tid = table["table"]
@@ -552,14 +547,18 @@ async def test_turn_clock_and_absent_player(start_server: StartServer) -> None:
     rng = random.Random(8)
 
     first = await a.my_turn()
+    seen_ms = time.time() * 1000  # ... and before the view that shows it arrived
     assert first["turn"] == "1-bid"
     assert first["turn_seconds"] == 5
     deadline = first["deadline"]
     assert isinstance(deadline, int)
-    assert 0 < deadline - time.time() * 1000 <= 5500
+    # the deadline is turn_seconds after the clock was armed (whole milliseconds)
+    assert created_ms + 5000 - 1 <= deadline <= seen_ms + 5000, (created_ms, deadline, seen_ms)
     await b.answer(await b.my_turn(), rng)  # Ben bids; Ana never does
 
-    timed_out = await a.next_view(lambda v: v["has_bid"][0], timeout=15)
+    # The clock runs out and the stand-in bids for Ana, who stays connected (a hang guard
+    # of GAME_TIMEOUT: the clock's 5 s are far inside it).
+    timed_out = await a.next_view(lambda v: v["has_bid"][0], timeout=GAME_TIMEOUT)
     assert time.time() * 1000 >= deadline - 300, "the stand-in acted before the deadline"
     assert timed_out["players"][0]["connected"]
     assert timed_out["players"][0]["autoplay"] is None
@@ -578,10 +577,10 @@ async def test_turn_clock_and_absent_player(start_server: StartServer) -> None:
             assert view["deadline"] is not None
             await b.answer(view, rng)
 
+    closing = time.monotonic()  # the server cannot see Ana gone before this
     await a.close()
-    closed = time.monotonic()
     gone = await ben_plays_until(lambda v: v["players"][0]["autoplay"] is not None)
-    assert time.monotonic() - closed >= 0.8, "autoplay before the grace period ended"
+    assert time.monotonic() - closing >= GRACE - 0.05, "autoplay before the grace period ended"
     assert gone["players"][0]["connected"] is False
     assert gone["status"] == "playing"
     mark = seat_acted(gone, 0)
@@ -783,16 +782,30 @@ async def test_limits_and_refusals(server: LiveServer, http: httpx.AsyncClient) 
     await conn.answer(await conn.my_turn(), random.Random(1))  # the connection still works
     await conn.next_view(lambda v: v["has_bid"][0])
 
+    # A flood of 60 messages at 20 a second (a burst of 20): the first 20 are answered, and
+    # some are refused, unless the server took 2 s over them. Then, once the bucket has
+    # refilled, the connection takes messages again. A chat line marks the end: a
+    # connection's messages are answered in order, so everything before its echo is the
+    # flood's (and each refused marker's; the marker is sent again until one is taken).
     flood = await Conn.open(ticket.ws_url)
-    for _ in range(30):
+    for _ in range(60):
         await flood.send("{")
-    got = await flood.drain(0.7)
+    got: list[Message] = []
+    for attempt in range(10):
+        await asyncio.sleep(1.1)  # the bucket refills
+        marker = f"after the flood ({attempt})"
+        await flood.send({"type": "chat", "text": marker})
+        try:
+            while (message := await flood.recv(3.0)).get("text") != marker:
+                got.append(message)
+            break
+        except TimeoutError:  # the marker was refused quietly: one more, later
+            continue
+    else:
+        pytest.fail("the flooded connection never took a message again")
     codes = Counter(m["code"] for m in got if m["type"] == "error")
     assert codes["rate_limited"] >= 1, codes
-    assert codes["bad_message"] <= 22, codes
-    await asyncio.sleep(1.1)
-    await flood.send("{")
-    assert (await flood.error(strict=False))["code"] == "bad_message"  # still open
+    assert 20 <= codes["bad_message"] < 60, codes
     for c in (conn, flood, stranger, nowhere):
         await c.close()
 

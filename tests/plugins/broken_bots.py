@@ -48,11 +48,19 @@ class NonActionBot:
         return "bid 1"
 
 
-class SlowBot:
-    """Sleeps far longer than any time limit the tests set."""
+class HangingBot:
+    """Writes its process id to the file named by ``MINODICE_TEST_PIDFILE`` (when it is
+    set), then sleeps an hour: a test sees whether the process was stopped, not how long
+    that took."""
 
     def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        time.sleep(5)
+        import os
+        where = os.environ.get("MINODICE_TEST_PIDFILE")
+        if where:
+            with open(where + ".part", "w") as fh:
+                fh.write(str(os.getpid()))
+            os.replace(where + ".part", where)  # whole, or not there yet
+        time.sleep(3600)
         return legal[0]
 
 
@@ -146,8 +154,9 @@ class ChildSpawningSlowBot:
                                  close_fds=False)
         where = os.environ.get("MINODICE_TEST_PIDFILE")
         if where:
-            with open(where, "w") as fh:
+            with open(where + ".part", "w") as fh:
                 fh.write(str(child.pid))
+            os.replace(where + ".part", where)  # whole, or not there yet
         time.sleep(30)
         return legal[0]
 
