@@ -478,3 +478,32 @@ def test_demo_is_deterministic() -> None:
     assert first.stdout.startswith(b"Demo game, seed 5")
     assert first.stdout == cli("demo", "--seed", "5").stdout
     assert first.stdout != cli("demo", "--seed", "6").stdout
+
+
+# -- the user's data folder: one rule for the server's database and the games ------------------
+
+
+def test_default_db_and_games_dir_share_the_xdg_data_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from minodice.cli.online import default_db
+    from minodice.cli.play import default_games_dir
+
+    monkeypatch.delenv("MINODICE_DB", raising=False)
+    monkeypatch.delenv("MINODICE_GAMES", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert default_db() == tmp_path / "data" / "minodice" / "server.sqlite3"
+    assert default_games_dir() == tmp_path / "data" / "minodice" / "games"
+    home_share = tmp_path / "home" / ".local" / "share" / "minodice"
+    # unset, empty or relative (which the XDG specification says to ignore): ~/.local/share
+    for value in (None, "", "relative/data"):
+        if value is None:
+            monkeypatch.delenv("XDG_DATA_HOME")
+        else:
+            monkeypatch.setenv("XDG_DATA_HOME", value)
+        assert default_db() == home_share / "server.sqlite3", value
+        assert default_games_dir() == home_share / "games", value
+    monkeypatch.setenv("MINODICE_DB", "elsewhere/tables.sqlite3")
+    monkeypatch.setenv("MINODICE_GAMES", "/tmp/my games")
+    assert default_db() == Path("elsewhere/tables.sqlite3")
+    assert default_games_dir() == Path("/tmp/my games")

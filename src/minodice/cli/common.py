@@ -7,7 +7,9 @@ message.
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -58,6 +60,18 @@ def main(
     ] = None,
 ) -> None:
     """Mino Dice: rules engine, records, bots, advice and play."""
+
+
+def data_path(variable: str, name: str) -> Path:
+    """``$variable`` if it is set, else ``name`` in minodice's folder of the user's data
+    folder: ``$XDG_DATA_HOME``, else ``~/.local/share`` (a relative ``$XDG_DATA_HOME`` is
+    ignored, as the XDG base directory specification asks)."""
+    explicit = os.environ.get(variable)
+    if explicit:
+        return Path(explicit)
+    data = os.environ.get("XDG_DATA_HOME", "")
+    base = Path(data) if os.path.isabs(data) else Path.home() / ".local" / "share"
+    return base / "minodice" / name
 
 
 def progress_bar() -> Progress:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
 from minodice.bots.protocol import BotError, make_bot
-from minodice.cli.common import app
+from minodice.cli.common import app, data_path
 from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import FairnessError, verify_record
@@ -22,11 +21,7 @@ from minodice.text.safe import printable
 
 def default_db() -> Path:
     """The embedded store: ``$MINODICE_DB``, else a SQLite file in the user's data folder."""
-    explicit = os.environ.get("MINODICE_DB")
-    if explicit:
-        return Path(explicit)
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "minodice" / "server.sqlite3"
+    return data_path("MINODICE_DB", "server.sqlite3")
 
 
 @app.command()

@@ -28,6 +28,7 @@ from minodice.cli.common import (
     VariantOption,
     app,
     check_range,
+    data_path,
     lineup,
 )
 from minodice.core.errors import InvalidRecordError
@@ -49,11 +50,7 @@ GamesDirOpt = Annotated[
 
 def default_games_dir() -> Path:
     """Where finished and saved games go: ``$MINODICE_GAMES``, else the XDG data folder."""
-    explicit = os.environ.get("MINODICE_GAMES")
-    if explicit:
-        return Path(explicit)
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "minodice" / "games"
+    return data_path("MINODICE_GAMES", "games")
 
 
 def shell_command() -> str:
