@@ -159,3 +159,76 @@ def test_a_huge_number_gives_a_short_error(tmp_path: Path, kind: str, as_json: b
     if as_json:
         message = json.loads(out)["error"]["message"]
         assert message in err
+
+
+# -- long garbage: every place that shows a record's error says it in one short line ---------------
+
+
+def garbage(kind: str) -> str:
+    """A record of about 100,000 characters whose broken part its error message quotes."""
+    data = example_record()
+    if kind == "die":
+        data["rounds"][0]["hands"][0] = ["x" * 100_000]
+    elif kind == "dice-set":
+        data["dice_set"] = "q" * 100_000
+    elif kind == "variant":  # line breaks and escapes too
+        data["variant"] = "v\n\x1b[2J" * 20_000
+    elif kind == "face":
+        data["rounds"][0]["tricks"][0][0]["face"] = "z" * 100_000
+    elif kind == "not-json":
+        return "{" + "garbage\n" * 12_500
+    else:
+        raise AssertionError(kind)
+    return json.dumps(data)
+
+
+GARBAGE = ["die", "dice-set", "variant", "face", "not-json"]
+SHORT = 300  # text.safe.one_line's limit
+
+
+def short_line(message: str, cut: bool) -> None:
+    """``message`` is one printable line of at most about SHORT characters, which says so
+    (ends with "…") if ``cut``."""
+    line = message.removesuffix("\n").rstrip()
+    assert "\n" not in line, message[:500]
+    assert len(line) <= SHORT + 40, f"{len(line)} characters"
+    assert printable(line) == line, line[:500]
+    assert line.endswith("…") == cut, line[-100:]
+
+
+@pytest.mark.parametrize("kind", GARBAGE)
+def test_garbage_is_a_short_error_everywhere(tmp_path: Path, kind: str) -> None:
+    """``replay`` (text and --json), ``verify``, ``play --resume``, ``games``, restoring a
+    table, and a saved game's listing: before, ``verify`` cut the message without saying
+    so, and a table's restore and the saved game's ``problem`` carried all of it."""
+    from typer.testing import CliRunner
+
+    from minodice.cli import app
+    from minodice.play.saves import read_saved_game
+    from minodice.play.table import Table, TableError
+
+    text = garbage(kind)
+    assert len(text) >= 100_000
+    cut = kind != "not-json"  # its error quotes nothing of the record
+    path = write(tmp_path / "broken.json", text)
+    runner = CliRunner()
+    for args in (["replay", str(path)], ["replay", "--json", str(path)],
+                 ["verify", str(path)], ["play", "--resume", str(path)]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 1, (args, result.stderr[:500])
+        assert result.exception is None or isinstance(result.exception, SystemExit), args
+        assert result.stderr.startswith(f"minodice {args[0]}: "), result.stderr[:200]
+        short_line(result.stderr, cut)
+        if "--json" in args:
+            short_line(json.loads(result.stdout)["error"]["message"], cut)
+    listing = runner.invoke(app, ["games", "--games-dir", str(tmp_path)])
+    assert listing.exit_code == 0, listing.stderr[:500]
+    row = next(line for line in listing.stdout.splitlines() if "cannot be read" in line)
+    short_line(row.split("cannot be read: ", 1)[1].rsplit(str(path), 1)[0], cut)
+    problem = read_saved_game(path).problem
+    assert problem
+    short_line(problem, cut)
+    if kind != "not-json":
+        with pytest.raises(TableError) as info:
+            Table.restore(json.loads(text))
+        short_line(str(info.value), cut)

@@ -16,7 +16,7 @@ from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import FairnessError, verify_record
 from minodice.core.record import load_record
-from minodice.text.safe import printable
+from minodice.text.safe import one_line, printable
 
 
 def default_db() -> Path:
@@ -145,12 +145,12 @@ def verify(
         data = json.loads(text)
         load_record(data)
     except (ValueError, InvalidRecordError) as exc:
-        typer.echo(f"minodice verify: invalid record: {printable(str(exc))[:300]}", err=True)
+        typer.echo(f"minodice verify: invalid record: {one_line(str(exc))}", err=True)
         raise typer.Exit(1) from None
     try:
         rolls = verify_record(data)
     except FairnessError as exc:
-        typer.echo(f"minodice verify: NOT FAIR: {printable(str(exc))[:300]}", err=True)
+        typer.echo(f"minodice verify: NOT FAIR: {one_line(str(exc))}", err=True)
         raise typer.Exit(1) from None
     rounds = len(data["rounds"])
     typer.echo(f"fair: {rounds} deals and {rolls} rolls follow from the revealed seeds "

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from minodice.core.errors import InvalidRecordError
 from minodice.core.record import dumps_record, parse_record
 from minodice.files import read_text
+from minodice.text.safe import one_line
 
 if TYPE_CHECKING:
     from minodice.play.table import Table
@@ -306,7 +307,8 @@ def read_saved_game(path: Path) -> SavedGame:
     try:
         loaded = parse_record(read_text(path))
     except (ValueError, InvalidRecordError) as exc:
-        return SavedGame(path, modified, problem=str(exc))
+        # one short line: the error of a broken file may quote megabytes of it
+        return SavedGame(path, modified, problem=one_line(str(exc)))
     state = loaded.state
     return SavedGame(path, modified, tuple(loaded.players), state.round_no, state.n_rounds,
                      state.is_terminal(), isinstance(loaded.extra.get("session"), dict))

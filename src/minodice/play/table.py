@@ -41,6 +41,7 @@ from minodice.core.record import export_record, load_record
 from minodice.core.rules import TrickResult, Variant, resolve_trick
 from minodice.core.state import TERMINAL, GameConfig, GameState, Phase
 from minodice.core.view import PastRound, SeatView, past_rounds, view
+from minodice.text.safe import one_line
 
 # -- seats and events ---------------------------------------------------------------------
 
@@ -430,8 +431,8 @@ class Table:
         """
         try:
             loaded = load_record(data)
-        except InvalidRecordError as exc:
-            raise TableError(f"not a valid game record: {exc}") from None
+        except InvalidRecordError as exc:  # one short line: a broken record may echo MBs
+            raise TableError(f"not a valid game record: {one_line(str(exc))}") from None
         info = loaded.extra.get("session")
         if not isinstance(info, dict):
             raise TableError("it was not saved by minodice play (no session data), so it "
