@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from live_server import LiveServer
 from minodice.i18n import LANGUAGES
 from minodice.i18n.catalogue import extract_catalog
 
-from .conftest import LiveServer, Pages
+from .conftest import Pages
 from .pages import BID, decide, visible_texts, wait_for_decision
 
 if TYPE_CHECKING:

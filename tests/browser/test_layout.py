@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .conftest import LiveServer, Pages
+from live_server import LiveServer
+
+from .conftest import Pages
 from .pages import BID, DIE, decide, overflowing, play_until_mid_trick
 
 if TYPE_CHECKING:

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from live_server import LiveServer
 from minodice.bots.odds import trick_odds
 from minodice.core.dice import load_dice_set
 from minodice.server.botpool import WEB_ADVICE_BUDGET, WEB_ADVICE_MAX_SAMPLES
 
-from .conftest import LiveServer, Pages
+from .conftest import Pages
 
 if TYPE_CHECKING:
     from playwright.async_api import Page

@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from live_server import LiveServer
 from minodice.core.actions import Bid
 from minodice.core.dice import GRIFFIN_ROLE, MERMAID_ROLE, MINOTAUR_ROLE, SYMBOL_BASE
 from minodice.core.record import export_record, load_record, summarize
 from minodice.core.rules import Variant, resolve_trick, round_points, rounds_for
 from minodice.core.state import CHANCE, GameState
 
-from .conftest import LiveServer, Pages
+from .conftest import Pages
 from .pages import visible_texts
 from .test_languages import untranslated
 

@@ -16,7 +16,9 @@ import pytest
 import pytest_asyncio
 from websockets.asyncio.client import connect
 
-from .conftest import LiveServer, Pages
+from live_server import LiveServer
+
+from .conftest import Pages
 from .pages import (
     BID,
     DIE,

@@ -1,142 +1,29 @@
-"""A real ``minodice serve`` process for the tests: started on a free port and a fresh SQLite
-file, ready once ``GET /api/tables`` answers, and always killed at teardown.
-
-The server runs in a session (process group) of its own, so that killing it also ends the
-bot workers it spawned. :meth:`LiveServer.kill9` crashes it the hard way (SIGKILL) and
-:meth:`LiveServer.start` starts it again on the same database and port.
+"""A real ``minodice serve`` process for the tests (tests/live_server.py): ``server``, one
+for a module's tests, and ``start_server``, servers of a test's own. Their bot decisions
+go to two worker processes; nobody goes on autoplay unless a test sets a short grace.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
-READY_TIMEOUT = 20.0
+from live_server import LiveServer, StartServer, servers
 
-
-def free_port() -> int:
-    """A port nobody listens on now (the OS picks it for a socket bound to port 0)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@dataclass
-class LiveServer:
-    """One server's settings and its current process (``None`` before the first start)."""
-
-    db: Path
-    port: int
-    log: Path
-    grace: float = 30.0
-    proc: subprocess.Popen[bytes] | None = None
-    groups: list[int] = field(default_factory=list)  # every process group started
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_base(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
-
-    def command(self) -> list[str]:
-        return [sys.executable, "-m", "minodice", "serve", "--host", "127.0.0.1",
-                "--port", str(self.port), "--db", str(self.db), "--bot-delay", "0",
-                "--grace", str(self.grace), "--bot-workers", "2"]
-
-    def start(self) -> None:
-        """Start the server (again) and wait until it answers; fail after 20 s."""
-        if self.proc is not None and self.proc.poll() is None:
-            raise RuntimeError("the server is still running")
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=out,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
-        self.groups.append(self.proc.pid)
-        deadline = time.monotonic() + READY_TIMEOUT
-        while True:
-            code = self.proc.poll()
-            if code is not None:
-                raise RuntimeError(f"the server exited with {code}:\n{self.log_text()}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.base}/api/tables", timeout=2).status_code == 200:
-                    return
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the server did not answer in {READY_TIMEOUT} s:\n"
-                                   f"{self.log_text()}")
-            time.sleep(0.05)
-
-    def kill9(self) -> None:
-        """Crash the server: SIGKILL its process, then its bot workers."""
-        proc = self.proc
-        assert proc is not None
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-
-    def stop(self) -> None:
-        """Kill every process this server started, whatever state it is in."""
-        for group in self.groups:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(group, signal.SIGKILL)
-        if self.proc is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=10)
-
-    def log_text(self) -> str:
-        try:
-            return self.log.read_text(errors="replace")[-4000:]
-        except OSError:
-            return ""
-
-
-StartServer = Callable[..., LiveServer]
-
-
-@contextlib.contextmanager
-def _servers(folder: Path) -> Iterator[StartServer]:
-    started: list[LiveServer] = []
-    count = 0
-
-    def start(db: Path | None = None, port: int | None = None,
-              grace: float = 30.0) -> LiveServer:
-        nonlocal count
-        count += 1
-        server = LiveServer(db or folder / f"db{count}.sqlite3", port or free_port(),
-                            folder / f"server{count}.log", grace)
-        started.append(server)
-        server.start()
-        return server
-
-    try:
-        yield start
-    finally:
-        for server in started:
-            server.stop()
+OPTIONS = ("--bot-workers", "2")
 
 
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[StartServer]:
     """``start_server(db=None, port=None, grace=30.0)``: a server of this test's own."""
-    with _servers(tmp_path) as start:
+    with servers(tmp_path, grace=30.0, options=OPTIONS) as start:
         yield start
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """One server shared by the tests of a module (grace 30 s: nobody goes on autoplay)."""
-    with _servers(tmp_path_factory.mktemp("live")) as start:
+    with servers(tmp_path_factory.mktemp("live"), grace=30.0, options=OPTIONS) as start:
         yield start()

@@ -27,13 +27,12 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Origin
 
+from live_server import LiveServer, StartServer
 from minodice.bots.protocol import make_bot
 from minodice.client import SeatTicket, bot_decider, join, play
 from minodice.core.dice import load_dice_set
 from minodice.core.fair import verify_record
 from minodice.core.record import load_record
-
-from .conftest import LiveServer, StartServer
 
 TIMEOUT = 20.0        # one network wait
 GAME_TIMEOUT = 60.0   # a whole game
