@@ -177,3 +177,64 @@ def test_the_engines_single_roll_check_agrees_with_its_lists(dice_set: DiceSet) 
             assert [a.kind.index for a in tables.legal_rolls(hand_key, follow)] == list(listed)
             assert {k for k in range(nkinds) if tables.may_roll(hand_key, follow, k)} == set(
                 listed)
+
+
+# -- a special die that shares a number kind's colour (the 2016 set) -------------------------
+
+
+SK = load_dice_set("skull-king")  # the mermaid is blue, and so are the "blue" number dice
+
+
+def sk_round_two(hands: Sequence[str]) -> GameState:
+    """Three players in round 2 of the skull-king set (seat 0 leads), bids of 0 made."""
+    state = GameState.at_round(GameConfig(3, SK, Variant.STANDARD, 2), 2)
+    assert state.starter == 0
+    for hand in hands:
+        state.apply_chance(Hand.from_str(SK, hand))
+    for seat in range(3):
+        state.apply(Bid(0), seat=seat)
+    return state
+
+
+def sk_roll(state: GameState, kind: str, face: int | str) -> None:
+    state.apply(Roll(SK.kind(kind)))
+    state.apply_chance(SK.face(face))
+
+
+def test_a_blue_special_die_is_no_blue_to_follow_and_shows_no_void() -> None:
+    """Blue led: the mermaid (special, coloured blue) may always be rolled, does not oblige
+    its holder to follow blue, and rolling it shows nothing about blue dice; rolling black
+    shows a void in blue number dice only — the mermaid may still be held."""
+    assert SK.kind("mermaid").colour == SK.kind("blue").colour
+    state = sk_round_two(["blue,red", "mermaid,black", "black,yellow"])
+    sk_roll(state, "blue", 5)
+    assert {a.kind.name for a in state.legal_actions() if isinstance(a, Roll)} == {
+        "mermaid", "black"}  # no blue number die: anything
+    sk_roll(state, "mermaid", "mermaid")
+    assert {a.kind.name for a in state.legal_actions() if isinstance(a, Roll)} == {
+        "black", "yellow"}
+    sk_roll(state, "black", 7)
+    seen = view(state, 0)
+    blue, mermaid = SK.kind("blue").index, SK.kind("mermaid").index
+    assert void_kinds(seen) == [set(), set(), {blue}]
+    tables = tables_for(SK)
+    assert not tables.shows_void(mermaid, blue)
+    assert tables.colour_kinds[blue] == {blue}  # the mermaid is never a die to follow
+    rng = random.Random(11)
+    strength = strength_of(SK)
+    mermaids = 0
+    for i in range(300):
+        hands = (sample_hands(seen, rng) if i % 2 else
+                 sample_hands(seen, rng, strength, candidates=4))
+        assert hands[2].counts[blue] == 0
+        mermaids += hands[2].counts[mermaid]
+    assert mermaids, "seat 2 showed no blue number die: it may still hold the mermaid"
+
+
+def test_holding_blue_and_the_mermaid_when_blue_is_led() -> None:
+    state = sk_round_two(["blue,red", "mermaid,blue", "black,yellow"])
+    sk_roll(state, "blue", 3)
+    assert {a.kind.name for a in state.legal_actions() if isinstance(a, Roll)} == {
+        "mermaid", "blue"}
+    sk_roll(state, "blue", 4)  # followed: no void, though the mermaid was there too
+    assert void_kinds(view(state, 0))[1] == set()
