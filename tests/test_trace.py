@@ -27,7 +27,7 @@ from collections.abc import Iterator
 import pytest
 
 from minodice.core import CHANCE, TERMINAL, GameConfig, GameState, Phase, Variant, load_dice_set
-from minodice.core.state import Outcome
+from minodice.core.state import Outcome, RoundLog
 
 SETUPS = [(p, d, v) for p in (3, 4, 5, 6) for d in ("mino", "skull-king")
           for v in ("standard", "simplified")]
@@ -102,6 +102,30 @@ def digest(games: int) -> str:
 
 def test_seeded_games_are_the_pinned_games() -> None:
     assert digest(GAMES_PINNED) == PINNED
+
+
+def _facts(value: object) -> object:
+    """A value comparable across copies: a round's log by its contents."""
+    if isinstance(value, list) and value and isinstance(value[0], RoundLog):
+        return [(g.hands, g.bids, g.tricks, g.winners, g.points, g.bonus, g.totals)
+                for g in value]
+    return value
+
+
+def test_a_clone_copies_every_attribute() -> None:
+    # clone() copies the attributes one by one: none may be missed, no list may be shared.
+    rng = random.Random("clone")
+    state = GameState.new(5, "skull-king")
+    while not state.is_terminal():
+        copy = state.clone()
+        for name in GameState.__slots__:
+            mine, theirs = getattr(state, name), getattr(copy, name)
+            assert _facts(theirs) == _facts(mine), name
+            assert not isinstance(mine, list) or theirs is not mine, name
+        if state.current_player == CHANCE:
+            state.apply_chance(state.sample_chance(rng))
+        else:
+            state.apply(rng.choice(state.legal_actions()))
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -34,14 +34,17 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Final
 
-FLAG = 0
-SYMBOL_BASE = 100
-MINOTAUR_ROLE, GRIFFIN_ROLE, MERMAID_ROLE = 0, 1, 2
-KIND_BITS = 4  # a hand holds at most 8 dice of a kind (round 8), so 4 bits per kind suffice
-KIND_MASK = (1 << KIND_BITS) - 1
-MAX_KINDS = 12
+# Final: constants to mypy and to a compiled engine (``make compiled``), which inlines them.
+FLAG: Final = 0
+SYMBOL_BASE: Final = 100
+MINOTAUR_ROLE: Final = 0
+GRIFFIN_ROLE: Final = 1
+MERMAID_ROLE: Final = 2
+KIND_BITS: Final = 4  # a hand holds at most 8 dice of a kind (round 8): 4 bits per kind suffice
+KIND_MASK: Final = (1 << KIND_BITS) - 1
+MAX_KINDS: Final = 12
 
 BUILTIN_DICE_SETS = ("mino", "skull-king")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from minodice.core.dice import (
     FLAG,
@@ -19,9 +20,10 @@ from minodice.core.dice import (
     SYMBOL_BASE,
 )
 
-MIN_PLAYERS, MAX_PLAYERS = 3, 6
-MINOTAUR_BONUS_PER_GRIFFIN = 30
-MERMAID_BONUS = 50
+MIN_PLAYERS: Final = 3
+MAX_PLAYERS: Final = 6
+MINOTAUR_BONUS_PER_GRIFFIN: Final = 30
+MERMAID_BONUS: Final = 50
 
 
 class Variant(StrEnum):
@@ -46,7 +48,7 @@ def rounds_for(players: int) -> int:
 
 # Winning symbol role by the set of symbol roles showing (bit 1 << role), R10.1:
 # alone a symbol wins; minotaur > griffin > mermaid > minotaur; all three: mermaid.
-WINNING_ROLE: tuple[int, ...] = (
+WINNING_ROLE: Final[tuple[int, ...]] = (
     -1,             # no symbol
     MINOTAUR_ROLE,  # minotaur
     GRIFFIN_ROLE,   # griffin

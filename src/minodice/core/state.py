@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from fractions import Fraction
 from math import comb
+from typing import Final
 
 from minodice.core.actions import BIDS, Action, Bid, Roll
 from minodice.core.dice import (
@@ -63,11 +64,10 @@ from minodice.core.rules import (
     rounds_for,
     winners,
 )
-from minodice.core.tables import PRESENT_BITS as _PRESENT_BITS
-from minodice.core.tables import tables_for
+from minodice.core.tables import PRESENT_BITS, tables_for
 
-CHANCE = -1
-TERMINAL = -4
+CHANCE: Final = -1
+TERMINAL: Final = -4
 
 Outcome = Hand | Face
 
@@ -88,7 +88,15 @@ class Phase(IntEnum):
         return f"Phase.{self.name}"
 
 
-_DRAW, _BID, _PLAY, _ROLL, _OVER = Phase.DRAW, Phase.BID, Phase.PLAY, Phase.ROLL, Phase.OVER
+# Final: a compiled build (``make compiled``) reads these as constants, not globals.
+_DRAW: Final = Phase.DRAW
+_BID: Final = Phase.BID
+_PLAY: Final = Phase.PLAY
+_ROLL: Final = Phase.ROLL
+_OVER: Final = Phase.OVER
+
+# The bids allowed in round r (R6): 0 to r, one tuple per round, shared.
+_BID_CHOICES: Final = tuple(BIDS[: r + 1] for r in range(len(BIDS)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,12 +298,12 @@ class GameState:
                 return ()
             hand = self.hands[cur]
             return self._t.legal[
-                ((hand | hand >> 1 | hand >> 2 | hand >> 3) & _PRESENT_BITS) << 4
+                ((hand | hand >> 1 | hand >> 2 | hand >> 3) & PRESENT_BITS) << 4
                 | (self.follow + 1)]
         if phase is _BID:
             who = self.current_player if seat is None else seat
             if 0 <= who < self.n and self.bids[who] < 0:
-                return BIDS[: self.round_no + 1]
+                return _BID_CHOICES[self.round_no]
         return ()
 
     def legal_kinds(self) -> tuple[int, ...]:
@@ -408,26 +416,35 @@ class GameState:
         bag, without replacement); during ROLL: the faces of the chosen die (R8).
         """
         if self.phase is _ROLL:
-            return list(self.dice_set.kinds[self._pending].roll_outcomes())
+            return list(self._t.roll_outcomes[self._pending])
         if self.phase is not _DRAW:
             return []
-        total = sum(self.bag)
+        bag = self.bag
+        nkinds = len(bag)
         r = self.round_no
-        denominator = comb(total, r)
+        denominator = comb(sum(bag), r)
+        dice_set = self.dice_set
+        shift = self._t.shift
+        # room[k]: the dice of kinds k and up still in the bag (a branch that cannot
+        # reach r dice is not explored)
+        room = [sum(bag[k:]) for k in range(nkinds + 1)]
         out: list[tuple[Outcome, Fraction]] = []
 
-        def extend(kind: int, left: int, counts: list[int], ways: int) -> None:
-            if kind == len(self.bag):
-                if left == 0:
-                    out.append((self.dice_set.hand_of_counts(counts),
-                                Fraction(ways, denominator)))
+        def extend(kind: int, left: int, counts: list[int], key: int, ways: int) -> None:
+            """Every hand with ``counts`` of the kinds before ``kind`` and ``left`` more
+            dice, in order (fewest of the first kind first); ``ways`` to draw so far."""
+            if left > room[kind]:
                 return
-            for c in range(min(left, self.bag[kind]) + 1):
+            if kind == nkinds:
+                out.append((Hand(dice_set, key, tuple(counts)), Fraction(ways, denominator)))
+                return
+            for c in range(min(left, bag[kind]) + 1):
                 counts.append(c)
-                extend(kind + 1, left - c, counts, ways * comb(self.bag[kind], c))
+                extend(kind + 1, left - c, counts, key + c * shift[kind],
+                       ways * comb(bag[kind], c))
                 counts.pop()
 
-        extend(0, r, [], 1)
+        extend(0, r, [], 0, 1)
         return out
 
     def sample_chance(self, rng: random.Random) -> Outcome:
@@ -436,10 +453,13 @@ class GameState:
             return self._t.face_objs[self._pending][int(rng.random() * 6)]
         if self.phase is not _DRAW:
             raise IllegalActionError(None, "no chance event is pending")
+        # The dice in the bag one by one, in kind order; each draw takes a uniformly
+        # random one and moves the last into its place.
         bag: list[int] = []
         for kind, count in enumerate(self.bag):
             bag += [kind] * count
         m = len(bag)
+        counts = [0] * len(self.bag)
         key = 0
         shift = self._t.shift
         rand = rng.random
@@ -448,23 +468,43 @@ class GameState:
             m -= 1
             kind = bag[j]
             bag[j] = bag[m]
+            counts[kind] += 1
             key += shift[kind]
-        return self.dice_set.hand_of_key(key)
+        return Hand(self.dice_set, key, tuple(counts))  # as dice_set.hand_of_key(key)
 
     def apply_chance(self, outcome: Outcome) -> None:
         """Apply a chance outcome: a drawn hand (DRAW) or the face the die shows (ROLL)."""
-        if self.phase is _ROLL and type(outcome) is Face:
-            if self.dice_set.face_of_code(outcome.code) is not outcome:
-                self._check_foreign_face(outcome)
-            self._apply_face(outcome.code)
-        elif self.phase is _DRAW and type(outcome) is Hand:
+        phase = self.phase
+        if phase is _ROLL:
+            # The hot path: one of the chosen die's own faces (R8), as sample_chance gives
+            # them; anything else is checked on the careful path.
+            if type(outcome) is Face:
+                code = outcome.code
+                if self._t.face_by_code[self._pending].get(code) is outcome:
+                    self._apply_face(code)
+                    return
+            self._apply_other_face(outcome)
+        elif phase is _DRAW and type(outcome) is Hand:
             self._apply_draw(outcome)
-        elif self.phase is _ROLL:
-            raise IllegalActionError(None, f"a die roll needs a face, not {outcome!r}")
-        elif self.phase is _DRAW:
+        elif phase is _DRAW:
             raise IllegalActionError(None, f"a draw needs a hand, not {outcome!r}")
         else:
             raise IllegalActionError(None, "no chance event is pending")
+
+    def _apply_other_face(self, outcome: Outcome) -> None:
+        """The careful path of a roll: a face of another copy of the dice set is accepted
+        if this set names it the same and the die has it (R8); anything else is refused."""
+        if type(outcome) is not Face:
+            raise IllegalActionError(None, f"a die roll needs a face, not {outcome!r}")
+        if self.dice_set.face_of_code(outcome.code) is not outcome:
+            self._check_foreign_face(outcome)
+        kind = self._pending
+        if outcome.code not in self._t.face_codes[kind]:
+            name = self.dice_set.kinds[kind].name
+            face = self.dice_set.face_of_code(outcome.code).name
+            raise IllegalActionError("R8", f"a {name} die has no face {face}",
+                                     (self.leader + self.rolled) % self.n)
+        self._apply_face(outcome.code)
 
     def _check_foreign_face(self, face: Face) -> None:
         """A face object not of this set is accepted only if this set names it the same."""
@@ -486,14 +526,15 @@ class GameState:
                 "R4", f"{PLAYER} must draw {self.round_no} dice in round {self.round_no}, "
                 f"not {hand.size}", seat)
         bag = self.bag
-        for kind, count in enumerate(hand.counts):
-            if count > bag[kind]:
+        counts = hand.counts
+        for kind in range(len(bag)):
+            if counts[kind] > bag[kind]:
                 name = self.dice_set.kinds[kind].name
                 have = self.dice_set.kinds[kind].count
                 raise IllegalActionError(
                     "R3", f"more {name} dice drawn this round than the set's {have}", seat)
-        for kind, count in enumerate(hand.counts):
-            bag[kind] -= count
+        for kind in range(len(bag)):
+            bag[kind] -= counts[kind]
         self.hands[seat] = hand.key
         self.rounds[-1].hands[seat] = hand.key
         self._drawn = seat + 1
@@ -502,14 +543,11 @@ class GameState:
             self.current_player = self.starter
 
     def _apply_face(self, code: int) -> None:
+        """The pending die shows ``code``, one of its faces (the callers have checked)."""
         kind = self._pending
         seat = self.leader + self.rolled
         if seat >= self.n:
             seat -= self.n
-        if code not in self._t.face_codes[kind]:
-            name = self.dice_set.kinds[kind].name
-            face = self.dice_set.face_of_code(code).name
-            raise IllegalActionError("R8", f"a {name} die has no face {face}", seat)
         self.hands[seat] -= self._t.shift[kind]
         self._trick.append((seat, kind, code))
         self.follow = self._t.follow_after[self.follow + 1][kind]  # R9: the colour to follow
@@ -579,10 +617,26 @@ class GameState:
         return len(self.rounds[-1].tricks)
 
     def clone(self) -> GameState:
-        """An independent copy (for search): shares only immutable tables."""
-        other = object.__new__(GameState)
-        for name in GameState.__slots__:
-            setattr(other, name, getattr(self, name))
+        """An independent copy (for search): shares only immutable tables.
+
+        Every attribute is copied by name, since a compiled build (``make compiled``) has
+        no instance without ``__init__``; ``tests/test_trace.py`` checks that none is missed.
+        """
+        other = GameState(self.config)  # config, dice_set, n, n_rounds, _t, _simplified
+        other.round_no = self.round_no
+        other.starter = self.starter
+        other.phase = self.phase
+        other.current_player = self.current_player
+        other.leader = self.leader
+        other.follow = self.follow
+        other.rolled = self.rolled
+        other.symbol_mask = self.symbol_mask
+        other.best_number = self.best_number
+        other._best_seat = self._best_seat
+        other._griffins = self._griffins
+        other._pending = self._pending
+        other._bids_in = self._bids_in
+        other._drawn = self._drawn
         other.bag = self.bag[:]
         other.hands = self.hands[:]
         other.bids = self.bids[:]

@@ -27,12 +27,14 @@ leak to anyone holding a view.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
+from typing import Final
 
 from minodice.core.actions import Roll
 from minodice.core.dice import KIND_BITS, KIND_MASK, DiceSet, Face
 
 # One bit per kind (the lowest bit of its 4-bit field in a hand key), for 16 kinds.
-PRESENT_BITS = sum(1 << (KIND_BITS * k) for k in range(16))
+PRESENT_BITS: Final = sum(1 << (KIND_BITS * k) for k in range(16))
 
 
 def legal_key(hand_key: int, follow: int) -> int:
@@ -54,11 +56,15 @@ class Tables:
     the engine checks a single roll with it (:meth:`may_roll`). ``colour_kinds[k]`` are
     the number kinds of kind ``k``'s colour (none for a special die, never followed), and
     ``follow_after[follow + 1][kind]`` the colour to follow once ``kind`` is rolled.
+    ``face_objs[k]`` are kind ``k``'s six faces, ``face_by_code[k]`` the same by code
+    (the engine checks an outcome with it) and ``roll_outcomes[k]`` its distinct faces
+    with their exact probabilities.
     """
 
     __slots__ = (
         "breaks_follow",
         "colour_kinds",
+        "face_by_code",
         "face_codes",
         "face_objs",
         "follow_after",
@@ -66,6 +72,7 @@ class Tables:
         "legal",
         "legal_kinds",
         "nkinds",
+        "roll_outcomes",
         "rolls",
         "shift",
         "special",
@@ -75,6 +82,10 @@ class Tables:
         self.kinds = dice_set.kinds
         self.rolls: tuple[Roll, ...] = tuple(Roll(k) for k in dice_set.kinds)
         self.face_objs: tuple[tuple[Face, ...], ...] = tuple(k.faces for k in dice_set.kinds)
+        self.face_by_code: tuple[dict[int, Face], ...] = tuple(
+            {f.code: f for f in k.faces} for k in dice_set.kinds)
+        self.roll_outcomes: tuple[tuple[tuple[Face, Fraction], ...], ...] = tuple(
+            tuple(k.roll_outcomes()) for k in dice_set.kinds)
         self.face_codes = dice_set.face_codes
         self.special = dice_set.special
         self.shift = dice_set.shift
