@@ -51,20 +51,50 @@ def test_the_sentence_gives_the_rounds_simulated(monkeypatch: pytest.MonkeyPatch
     numbers = sorted(set(counts.values()))
     if len(numbers) == 1:  # every bid went on to the second look
         (each,) = numbers
-        found = re.search(r"Simulated rounds: (\d+) for every bid \((\d+) for a first look, "
-                          r"then (\d+) more\)", sentence)
+        found = re.search(r"Simulated rounds: (\d+) for every bid\.", sentence)
         assert found, sentence
         assert int(found[1]) == each
-        assert int(found[2]) + int(found[3]) == each
     else:
         few, many = numbers
-        assert sum(1 for c in counts.values() if c == many) == 3
-        found = re.search(r"Simulated rounds: (\d+) for every bid, then (\d+) more for the "
-                          r"three most promising \((\d+) each, the best bid among them\)",
-                          sentence)
+        contenders = sorted(b for b, c in counts.items() if c == many)
+        assert len(contenders) == 3
+        found = re.search(r"Simulated rounds: (\d+) for every bid, (\d+) for each of the most "
+                          r"promising \(([\d, ]+)\)", sentence)
         assert found, sentence
         assert int(found[1]) == few
-        assert int(found[1]) + int(found[2]) == int(found[3]) == many
+        assert int(found[2]) == many
+        assert [int(b) for b in found[3].split(", ")] == contenders
+    assert "per bid" not in sentence
+
+
+@pytest.mark.parametrize(("round_no", "samples"), [(5, None), (5, 21), (3, 60), (1, None)])
+def test_the_table_and_the_json_give_the_rounds_of_each_bid(
+        monkeypatch: pytest.MonkeyPatch, round_no: int, samples: int | None) -> None:
+    """The terminal table's sentence and ``--json`` (and so the web pages) say it too."""
+    from minodice.core.dice import load_dice_set
+    from minodice.i18n import translator
+    from minodice.i18n.words import Words
+    from minodice.tui.render import advice_basis
+
+    counts: dict[int, int] = {}
+
+    def counting(view: Any, rng: Any, n: int, candidates: Sequence[int] | None = None,
+                 **kwargs: Any) -> Any:
+        result = real(view, rng, n, candidates, **kwargs)
+        for bid in result.bids:
+            counts[bid] = counts.get(bid, 0) + result.samples
+        return result
+
+    monkeypatch.setattr(advisor, "evaluate_bids", counting)
+    advice = advise(4, round_no, 0, HANDS[round_no], samples=samples, seed=1)
+    data = advice.to_json()
+    assert {b["bid"]: b["samples"] for b in data["bids"]} == counts  # type: ignore[attr-defined]
+    sentence = advice_basis(Words(translator("en"), load_dice_set("mino")), advice)
+    numbers = sorted(set(counts.values()))
+    assert f"From {numbers[0]} simulated rounds for every bid" in sentence
+    if len(numbers) == 2:
+        bids = ", ".join(str(b) for b in sorted(b for b, c in counts.items() if c == numbers[1]))
+        assert f"and {numbers[1]} for each of the most promising ({bids})" in sentence
     assert "per bid" not in sentence
 
 

@@ -15,15 +15,30 @@ from textual.pilot import Pilot
 from minodice.tui.app import TableApp
 from minodice.tui.screens import PageScreen, PassScreen
 
+CELL = 12.2  # the width of one terminal cell in Textual's screenshot (SVG units)
+
 
 def screen_text(app: TableApp) -> str:
-    """Everything visible on the terminal, as plain text (from Textual's own screenshot)."""
+    """Everything visible on the terminal, as plain text with every character in its
+    column (from Textual's own screenshot, whose text runs are placed by x)."""
     svg = app.export_screenshot()
-    rows: dict[str, list[str]] = {}
-    for y, text in re.findall(r'<text[^>]*\by="([0-9.]+)"[^>]*>(.*?)</text>', svg, re.S):
-        rows.setdefault(y, []).append(html.unescape(re.sub(r"<[^>]+>", "", text)))
-    return "\n".join("".join(parts).replace("\xa0", " ")
-                     for _, parts in sorted(rows.items(), key=lambda kv: float(kv[0])))
+    rows: dict[float, dict[int, str]] = {}
+    for attrs, text in re.findall(r"<text([^>]*)>(.*?)</text>", svg, re.S):
+        if "textLength" not in attrs:  # the window title, not a terminal cell
+            continue
+        x = float(re.search(r'\bx="([0-9.]+)"', attrs)[1])  # type: ignore[index]
+        y = float(re.search(r'\by="([0-9.]+)"', attrs)[1])  # type: ignore[index]
+        content = html.unescape(re.sub(r"<[^>]+>", "", text)).replace("\xa0", " ")
+        if content == "\n":
+            continue
+        cells = rows.setdefault(y, {})
+        for offset, char in enumerate(content):
+            cells[round(x / CELL) + offset] = char
+    lines = []
+    for _y, cells in sorted(rows.items()):
+        width = max(cells) + 1 if cells else 0
+        lines.append("".join(cells.get(i, " ") for i in range(width)).rstrip())
+    return "\n".join(lines)
 
 
 async def settle(pilot: Pilot[None], app: TableApp, limit: int = 400) -> None:

@@ -1,4 +1,4 @@
-"""The bid advisor for the physical game: what to bid with the dice behind your screen.
+"""The advisors: what to bid with the dice behind your screen, and which die to roll.
 
 It answers with the ``hard`` bot's own model of play (:func:`.search.evaluate_bids`): the
 other hands are sampled from the dice you cannot see, the others bid by the heuristic,
@@ -18,12 +18,13 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from minodice.bots.search import evaluate_bids
+from minodice.bots.search import HardBot, evaluate_bids
 from minodice.bots.strength import ExpectedScorePolicy, strength_of
+from minodice.core.actions import Roll
 from minodice.core.dice import Hand, load_dice_set
 from minodice.core.rules import Variant, rounds_for
 from minodice.core.state import GameConfig, GameState
-from minodice.core.view import view
+from minodice.core.view import SeatView, view
 
 ADVICE_BUDGET = 20_000  # simulated dice per answer, shared by the candidate bids
 
@@ -45,6 +46,18 @@ class Advice:
     tricks_for_best: list[float]     # P(0 tricks), P(1), ... when playing for the best bid
     expected_tricks: float           # mean of that distribution
     heuristic_tricks: float          # the simple model: the sum of the dice's chances
+    samples_per_bid: dict[int, int]  # simulated rounds behind each bid's figures
+
+    @property
+    def first_look(self) -> int:
+        """The rounds every bid got; the most promising (:attr:`contenders`) got more."""
+        return min(self.samples_per_bid.values())
+
+    @property
+    def contenders(self) -> list[int]:
+        """The bids that got a second look (all bids, when there are three or fewer)."""
+        most = max(self.samples_per_bid.values())
+        return [b for b in sorted(self.samples_per_bid) if self.samples_per_bid[b] == most]
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -52,7 +65,7 @@ class Advice:
             "hand": self.hand.split(","), "samples": self.samples, "best_bid": self.best_bid,
             "bids": [
                 {"bid": b, "expected_score": round(self.expected_score[b], 2),
-                 "make_chance": round(self.make_chance[b], 4)}
+                 "make_chance": round(self.make_chance[b], 4), "samples": self.samples_per_bid[b]}
                 for b in sorted(self.expected_score)
             ],
             "tricks_distribution": [round(p, 4) for p in self.tricks_for_best],
@@ -170,4 +183,55 @@ def advise(
         [c / total for c in dist],
         sum(k * c for k, c in enumerate(dist)) / total,
         strength_of(ds).expected_tricks(own.counts, players),
+        per_bid,
+    )
+
+
+PLAY_ADVICE_BUDGET = 12_000  # simulated dice per answer, shared by the legal dice
+
+
+@dataclass
+class PlayAdvice:
+    """During play: for each die you may roll, how often it took this trick and your mean
+    round score when you roll it, from the same simulated worlds for every die."""
+
+    seat: int
+    samples: int                      # simulated rounds, the same ones for every die
+    dice: list[str]                   # the die kinds you may roll (R9), in hand order
+    take_chance: dict[str, float]     # per die: the share of rounds in which it took the trick
+    expected_score: dict[str, float]  # per die: your mean round score after rolling it
+    best: str                         # the die with the best expected score
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "seat": self.seat, "samples": self.samples, "best": self.best,
+            "dice": [{"die": d, "take_chance": round(self.take_chance[d], 4),
+                      "expected_score": round(self.expected_score[d], 2)} for d in self.dice],
+        }
+
+
+def advise_play(view: SeatView, samples: int | None = None, seed: int | None = None,
+                budget: int = PLAY_ADVICE_BUDGET) -> PlayAdvice:
+    """Advice for the die to roll now, from ``view`` (a seat whose turn it is to roll).
+
+    It is the ``hard`` bot's own look at the choice (:meth:`.SearchBot.evaluate_plays`):
+    the hidden dice are sampled consistently with everything rolled so far and the bids,
+    and the round is played out from each die, you by the expected-score policy and the
+    others by the plain heuristic towards their bids. ``samples`` defaults to what
+    ``budget`` simulated dice allow (between 40 and 400 rounds).
+    """
+    seat = view.own_seat
+    legal = [a for a in view.legal_actions if isinstance(a, Roll)]
+    if not legal:
+        raise AdviceError("it is not this seat's turn to roll a die")
+    if samples is None:
+        work = len(legal) * max(1, sum(view.hand_sizes))
+        samples = max(40, min(400, budget // work))
+    rng = random.Random(seed) if seed is not None else random.Random()
+    evaluation = HardBot().evaluate_plays(view, legal, rng, samples)
+    dice = [a.kind.name for a in legal]
+    points = dict(zip(dice, evaluation.mean_points, strict=True))
+    return PlayAdvice(
+        seat, samples, dice, dict(zip(dice, evaluation.take_chance, strict=True)), points,
+        max(dice, key=lambda d: points[d]),
     )

@@ -103,6 +103,17 @@ class BidEvaluation:
         return max(self.bids, key=lambda b: (self.mean_value[b], -abs(b - self.bids[0])))
 
 
+@dataclass
+class PlayEvaluation:
+    """What playing the round out from each legal die says of it (same worlds for all)."""
+
+    actions: list[Action]
+    samples: int
+    value_sums: list[float]    # the bot's measure (points less spite × others' mean), summed
+    mean_points: list[float]   # the seat's round score
+    take_chance: list[float]   # how often the seat took the trick this die goes to
+
+
 def heuristic_bids(strength: Strength, hands: Sequence[Hand], players: int,
                    round_no: int) -> list[int]:
     return [max(0, min(round_no, int(strength.expected_tricks(h.counts, players) + 0.5)))
@@ -243,13 +254,19 @@ class SearchBot:
                 return option
         return options[-1]
 
-    def _play(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+    def evaluate_plays(self, view: SeatView, legal: Sequence[Action], rng: random.Random,
+                       samples: int | None = None) -> PlayEvaluation:
+        """Play the round out from each legal die in the same sampled worlds, with the same
+        dice luck (common random numbers); ``samples`` defaults to the play budget's."""
         strength = strength_of(view.dice_set)
         power = strength.power(view.players)
-        work = len(legal) * max(1, sum(view.hand_sizes))
-        samples = self._samples(self.play_budget, work)
-        totals = [0.0] * len(legal)
+        if samples is None:
+            samples = self._samples(self.play_budget, len(legal) * max(1, sum(view.hand_sizes)))
+        value = [0.0] * len(legal)
+        points = [0.0] * len(legal)
+        takes = [0] * len(legal)
         seat = view.own_seat
+        trick = len(view.round_trick_winners)  # the trick this die goes to
         policy, smart = self.policy_for(view)
         for _ in range(samples):
             hands = self._sample_world(view, rng, strength)
@@ -261,8 +278,15 @@ class SearchBot:
                 playout(state, random.Random(seed), strength, power, policy, smart)
                 log = state.rounds[0]
                 assert log.points is not None
-                totals[j] += round_value(log.points, seat, self.spite)
-        best = max(range(len(legal)), key=lambda j: totals[j])
+                value[j] += round_value(log.points, seat, self.spite)
+                points[j] += log.points[seat]
+                takes[j] += log.winners[trick] == seat
+        return PlayEvaluation(list(legal), samples, value,
+                              [p / samples for p in points], [t / samples for t in takes])
+
+    def _play(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        evaluation = self.evaluate_plays(view, legal, rng)
+        best = max(range(len(legal)), key=lambda j: evaluation.value_sums[j])
         return legal[best]
 
 

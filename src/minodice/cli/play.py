@@ -37,7 +37,7 @@ from minodice.files import read_text
 from minodice.i18n import LANGUAGES, language_from_env, translator
 from minodice.play import saves
 from minodice.play.saves import GameFile, SaveError
-from minodice.play.table import Table, TableError, new_table
+from minodice.play.table import Table, TableError, another_game, new_table
 from minodice.text.safe import one_line, printable
 from minodice.tui.render import COLUMN_HEADERS
 
@@ -197,23 +197,34 @@ def play(
             fail(one_line(str(exc)) + "; choose another folder with --games-dir")
     from minodice.tui.app import TableApp
 
-    screen = TableApp(table, language, game, delay, command)
-    try:
-        screen.run()
-    finally:
-        screen.close_games()
     _ = translator(language).gettext
-    if screen.unsaved:
-        typer.echo(f"minodice play: {screen.exit_note}", err=True)
-        raise typer.Exit(1)
-    if screen.exit_note:
-        typer.echo(screen.exit_note)
-    elif table.is_over() and screen.save_path is not None:
-        path = shlex.quote(str(screen.save_path))
-        typer.echo(_("Game record saved: {path} (show it with: {command})").format(
-            path=screen.save_path, command=f"{command} replay {path}"))
-    if screen.return_code:
-        raise typer.Exit(screen.return_code)
+    while True:
+        screen = TableApp(table, language, game, delay, command)
+        try:
+            screen.run()
+        finally:
+            screen.close_games()
+        if screen.unsaved:
+            typer.echo(f"minodice play: {screen.exit_note}", err=True)
+            raise typer.Exit(1)
+        if screen.exit_note:
+            typer.echo(screen.exit_note)
+        elif table.is_over() and screen.save_path is not None:
+            path = shlex.quote(str(screen.save_path))
+            typer.echo(_("Game record saved: {path} (show it with: {command})").format(
+                path=screen.save_path, command=f"{command} replay {path}"))
+        if screen.return_code:
+            raise typer.Exit(screen.return_code)
+        if not screen.again:
+            return
+        # A new game at the same seats, saved next to the last one; a fresh seed (never
+        # --seed again: that would deal the same game).
+        table = another_game(table, secrets.randbelow(10**9))
+        where = screen.save_path.parent if screen.save_path is not None else folder
+        try:
+            game = GameFile.create(where, dumps_record(table.snapshot()))
+        except SaveError as exc:
+            fail(one_line(str(exc)) + "; choose another folder with --games-dir")
 
 
 def fail(message: str) -> NoReturn:

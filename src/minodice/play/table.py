@@ -545,9 +545,22 @@ def new_table(
     spare = [n for n in BOT_NAMES if n not in names]
     for i in range(players - len(names)):
         seats.append(SeatSpec(spare[i], bots[i % len(bots)]))
-    rng = random.Random(f"minodice-play:{seed}:starter")
-    starter = rng.randrange(players) if first_starter is None else first_starter
+    starter = _starter(seed, players) if first_starter is None else first_starter
     config = GameConfig(players, load_dice_set(edition), Variant(variant), starter)
     table = Table(config, seats, SeededChance(seed), str(seed))
     table.start()
     return table
+
+
+def _starter(seed: int, players: int) -> int:
+    return random.Random(f"minodice-play:{seed}:starter").randrange(players)
+
+
+def another_game(table: Table, seed: int) -> Table:
+    """A new local game at ``table``'s seats (the same people and bots, edition and
+    variant), dealt from ``seed``, with the start player drawn from it as well."""
+    config = GameConfig(table.players, table.config.dice_set, table.config.variant,
+                        _starter(seed, table.players))
+    game = Table(config, list(table.seats), SeededChance(seed), str(seed))
+    game.start()
+    return game

@@ -79,29 +79,19 @@ def render_advice(advice: Advice) -> str:
     for tricks, p in enumerate(advice.tricks_for_best):
         bar = "#" * round(p * 40)
         lines.append(f"{tricks:>3}  {p:>5.0%}  {bar}")
-    first, more = advice_passes(advice.samples)
     lines.append("")
-    if len(advice.expected_score) <= 3:  # every bid is among the three most promising
-        lines.append(f"Simulated rounds: {advice.samples} for every bid ({first} for a first "
-                     f"look, then {more} more).")
-    else:
-        lines.append(f"Simulated rounds: {first} for every bid, then {more} more for the three "
-                     f"most promising ({advice.samples} each, the best bid among them).")
+    lines.append(advice_samples_line(advice))
     lines.append(f"The simple sum of the dice's chances says {advice.heuristic_tricks:.2f} "
                  "tricks.")
     return "\n".join(lines)
 
 
-def advice_passes(best: int) -> tuple[int, int]:
-    """The advisor's two looks, from the rounds its best bid got (``Advice.samples``).
-
-    With ``--samples N`` every bid gets ``max(10, N // 2)`` rounds, then the three most
-    promising ``N`` more (bots/advisor.py); the best bid is one of those three, so
-    ``best = max(10, N // 2) + N``, and ``N`` follows: ``best - 10`` below 30, else
-    ``ceil(2 * best / 3)``. Returns (first look, more).
-
-    >>> advice_passes(1500), advice_passes(249), advice_passes(15)
-    ((500, 1000), (83, 166), (10, 5))
-    """
-    more = best - 10 if best < 30 else (2 * best + 2) // 3
-    return best - more, more
+def advice_samples_line(advice: Advice) -> str:
+    """What the figures rest on, exactly: every bid's first look, then the second look of
+    the most promising (the best bid is one of them)."""
+    first, most = advice.first_look, advice.samples_per_bid[advice.best_bid]
+    if first == most:
+        return f"Simulated rounds: {first} for every bid."
+    contenders = ", ".join(str(b) for b in advice.contenders)
+    return (f"Simulated rounds: {first} for every bid, {most} for each of the most promising "
+            f"({contenders}).")

@@ -37,12 +37,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Group
+from rich.padding import Padding
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from minodice.bots.advisor import advise
+from minodice.bots.advisor import advise, advise_play
 from minodice.bots.protocol import BUILTIN_BOTS, BotError
 from minodice.core.actions import Action, Bid, Roll
 from minodice.core.record import dumps_record
@@ -85,11 +86,11 @@ Screen { layout: vertical; }
 .box { width: 90%; max-width: 100; height: 90%; border: thick $accent;
        background: $panel; padding: 0 1; }
 #pass-box { height: auto; padding: 1 2; }
-PassScreen, PageScreen { align: center middle; }
-#pass-title, #page-title { text-style: bold; margin-bottom: 1; }
+PassScreen, PageScreen, FolderScreen { align: center middle; background: $background; }
+#pass-title, #page-title { text-style: bold; margin-bottom: 1; width: 100%;
+                           text-align: center; }
 #page-scroll { height: 1fr; }
 #page-hint { height: 1; color: $text-muted; }
-FolderScreen { align: center middle; }
 #folder-box { height: auto; padding: 1 2; }
 #folder-title { text-style: bold; margin-bottom: 1; }
 #folder-error { height: auto; }
@@ -99,6 +100,20 @@ FolderScreen { align: center middle; }
 LOG_ROWS = 4  # the height of #log
 
 __all__ = ["TableApp", "save_table"]
+
+
+def short_path(path: Path, limit: int = 50) -> str:
+    """``path`` short enough for the prompt line: the home folder as ``~``, and a long
+    path as its last folder and file name (the note after play gives it whole)."""
+    home = Path.home()
+    shown = str(path)
+    if path.is_relative_to(home):
+        shown = str(Path("~") / path.relative_to(home))
+    if len(shown) > limit:
+        shown = str(Path("…") / path.parent.name / path.name)
+    if len(shown) > limit:
+        shown = str(Path("…") / path.name)
+    return printable(shown)
 
 
 class TableApp(App[None]):
@@ -137,7 +152,12 @@ class TableApp(App[None]):
         self.cursor = 0
         self.show_faces = False
         self.log_lines: deque[Text] = deque(maxlen=4)
-        self.shown_trick: list[tuple[int, int, int]] = []
+        self.shown_trick: list[render.Shown] = []   # the trick in play, as far as shown
+        # The round's finished tricks as shown, each with its winner: the previous trick,
+        # the dice rolled this round and the tricks page come from here (not from the
+        # table, which may be a roll ahead of the screen).
+        self.round_log: list[tuple[list[render.Shown], int]] = []
+        self.again = False  # the person asked for a new game at the end
         self.rolling: tuple[int, int, str] | None = None
         self.queue: deque[Event] = deque()
         self.hot_seat = len(table.humans) > 1
@@ -163,8 +183,11 @@ class TableApp(App[None]):
     def on_mount(self) -> None:
         self.title = self.words.title()
         view = self.table.view(None)
-        if view.phase is Phase.PLAY and view.trick:  # a resumed game, in the middle of a trick
+        if view.phase in (Phase.PLAY, Phase.ROLL):  # a resumed game, in the middle of a round
             ds = view.dice_set
+            for rolls, winner in zip(view.round_tricks, view.round_trick_winners, strict=False):
+                self.round_log.append(
+                    ([(r.seat, ds.kind(r.kind).index, r.face.code) for r in rolls], winner))
             self.shown_trick = [(r.seat, ds.kind(r.kind).index, r.face.code)
                                 for r in view.trick]
         self.say(self.round_message(view.round_no))
@@ -183,9 +206,9 @@ class TableApp(App[None]):
         view = self.seat_view()
         _ = self._
         names = self.names
-        trick_no = max(1, view.trick_number) if view.phase in (Phase.PLAY, Phase.ROLL) else 0
-        if self.mode == "ack" and self.frozen_round is None:
-            trick_no = len(view.round_trick_winners)  # the trick just won is still shown
+        trick_no = 0
+        if view.phase in (Phase.PLAY, Phase.ROLL):  # the trick shown: one just won, or in play
+            trick_no = len(self.round_log) + (0 if self.mode == "ack" else 1)
         round_no = view.round_no
         starter = view.starter
         if self.frozen_round is not None:
@@ -204,10 +227,23 @@ class TableApp(App[None]):
         else:
             dice = render.dice_panel(self.words, view, self.cursor, self.show_faces, choosing)
         self.query_one("#dice", Static).update(dice)
-        self.query_one("#trick", Static).update(render.trick_panel(
-            self.words, view.dice_set, self.shown_trick, names, self.rolling))
-        self.query_one("#players", Static).update(render.players_panel(
-            self.words, view, names, self.active, self.frozen_round))
+        won = self.mode == "ack" and bool(self.round_log)
+        previous = self.round_log[-2 if won else -1] if len(self.round_log) > won else None
+        trick_box = self.query_one("#trick", Static)
+        trick_box.update(render.trick_panel(
+            self.words, view.dice_set, self.shown_trick, names, self.rolling,
+            self.round_log[-1][1] if won else None, previous, trick_box.content_size.height,
+            trick_box.content_size.width))
+        players_box = self.query_one("#players", Static)
+        rolled = [r for rolls, _w in self.round_log for r in rolls]
+        if not won:
+            rolled += self.shown_trick
+        width = players_box.content_size.width or 28
+        self.query_one("#players", Static).update(Group(
+            render.players_panel(self.words, view, names, self.active, self.frozen_round),
+            Text(),
+            Padding(render.rolled_this_round(self.words, view.dice_set, rolled, width - 2),
+                    (0, 1))))
         self.query_one("#log", Static).update(self.newest_log_lines())
         prompt = self.query_one("#prompt", Static)
         prompt.set_class(self.unsaved, "problem")
@@ -241,7 +277,7 @@ class TableApp(App[None]):
         elif self.mode == "ack":
             text.append(_("Press Enter to continue."), style="bold")
         elif self.mode == "over":
-            text.append(_("The game is over. Press Enter or q to leave."), style="bold")
+            text.append(self.over_hint(), style="bold")
         else:
             text.append(_("Waiting…"), style="dim")
         if self.unsaved:
@@ -253,7 +289,7 @@ class TableApp(App[None]):
 
     def keys_text(self) -> str:
         _ = self._
-        keys = _("Enter OK · ↑↓/0–9 · f faces · a advice · r rules · s scores · q save & quit")
+        keys = _("f faces · a advice · t tricks · r rules · s scores · q save & quit")
         if not self.unsaved:
             return keys
         if self.quitting:
@@ -399,6 +435,7 @@ class TableApp(App[None]):
                 return
             elif isinstance(event, RoundStarted):
                 self.shown_trick = []
+                self.round_log = []
                 self.say(self.round_message(event.round_no))
             elif isinstance(event, GameOver):
                 self.queue.clear()
@@ -441,6 +478,7 @@ class TableApp(App[None]):
         code = event.rolls[event.result.winning_roll][2]
         reason = self.words.reason(event.result, code)
         self.shown_trick = list(event.rolls)
+        self.round_log.append((list(event.rolls), event.result.winner))
         scored = next((e for e in self.queue if isinstance(e, RoundScored)), None)
         if scored is not None:  # the round's last trick: keep its numbers on screen
             self.frozen_round = scored.round_no - 1
@@ -487,8 +525,22 @@ class TableApp(App[None]):
                         render.ranking(self.words, view, names), Text(),
                         render.score_pad(self.words, view, names))
         hint = (self.save_problem() + " " + _("Press o to save it in another folder.")
-                if self.unsaved else self.saved_message)
-        self.push_screen(PageScreen(_("Game over"), content, hint))
+                if self.unsaved else _("Press n for a new game or q to leave; Enter shows the "
+                                       "table."))
+        self.push_screen(PageScreen(_("Game over"), content, hint,
+                                    {"n": self.new_game, "q": self.leave}))
+
+    def over_hint(self) -> str:
+        return self._("The game is over. Press n for a new game, Enter or q to leave.")
+
+    def new_game(self) -> None:
+        """Leave this (finished, saved) game for a new one at the same seats: the command
+        that started the app deals it (see ``minodice play``)."""
+        if self.unsaved:
+            self.leave()
+            return
+        self.again = True
+        self.exit(return_code=0)
 
     def save(self) -> bool:
         """Save the game; ``False`` (and where and why on screen) if that failed."""
@@ -502,7 +554,7 @@ class TableApp(App[None]):
             return False
         self.unsaved = False
         self.quitting = False
-        self.saved_message = self._("Saved to {path}").format(path=printable(str(self.game.path)))
+        self.saved_message = self._("Saved to {path}").format(path=short_path(self.game.path))
         return True
 
     def save_elsewhere(self, folder: Path) -> str | None:
@@ -516,7 +568,7 @@ class TableApp(App[None]):
         self.game = moved
         self.unsaved = False
         self.quitting = False
-        self.saved_message = self._("Saved to {path}").format(path=printable(str(moved.path)))
+        self.saved_message = self._("Saved to {path}").format(path=short_path(moved.path))
         self.refresh_table()
         return None
 
@@ -580,6 +632,9 @@ class TableApp(App[None]):
         if key == "s":
             self.show_score_pad()
             return True
+        if key == "t":
+            self.show_round_tricks()
+            return True
         if key == "o" and self.unsaved:
             self.choose_folder()
             return True
@@ -587,8 +642,12 @@ class TableApp(App[None]):
             return self.bid_key(key)
         if self.mode == "play":
             return self.play_key(key)
+        if self.mode == "over" and key == "n":
+            self.new_game()
+            return True
         if self.mode == "ack" and key in ("enter", "space"):
             self.mode = "wait"
+            self.shown_trick = []  # the next trick starts empty, led by its winner
             self.call_later(self.pump)  # after this key is done: a screen may open next
             return True
         if self.mode == "over" and key in ("enter", "escape"):
@@ -662,12 +721,30 @@ class TableApp(App[None]):
         pad = render.score_pad(self.words, self.table.view(None), self.names, title=False)
         self.push_screen(PageScreen(_("Score pad"), pad, _("Enter or Esc closes this page.")))
 
+    def show_round_tricks(self) -> None:
+        _ = self._
+        if not self.round_log:
+            self.say(_("No trick has been won in this round yet."))
+            self.refresh_table()
+            return
+        table = render.round_tricks_table(self.words, self.table.config.dice_set,
+                                          self.round_log, self.names)
+        self.push_screen(PageScreen(_("Tricks this round"), table,
+                                    _("Enter or Esc closes this page.")))
+
     def show_advice(self) -> None:
         _ = self._
         view = self.seat_view()
         seat = view.seat
-        if seat is None or view.phase is not Phase.BID:
-            self.say(_("The advisor helps with your bid: press a while bidding."))
+        if self.mode == "play" and seat is not None and seat == self.active:
+            hint = advise_play(view)
+            self.push_screen(PageScreen(
+                _("Play advisor"), render.play_advice_page(self.words, view.dice_set, hint),
+                _("Enter or Esc closes this page.")))
+            return
+        if seat is None or view.phase is not Phase.BID or self.mode != "bid":
+            self.say(_("The advisor helps on your turn: press a while bidding or choosing "
+                       "a die."))
             self.refresh_table()
             return
         position = (seat - view.starter) % view.players

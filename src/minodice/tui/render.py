@@ -20,7 +20,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from minodice.bots.advisor import Advice
+from minodice.bots.advisor import Advice, PlayAdvice
 from minodice.core.actions import Roll
 from minodice.core.dice import DiceSet, DieKind
 from minodice.core.view import SeatView
@@ -33,7 +33,8 @@ START_MARK = "◆"   # the round's start player
 #: Every column header of the table's panels and pages: no player may be called so (the
 #: default name is checked against them in every language).
 COLUMN_HEADERS = (N_("Player"), N_("Bid"), N_("Won"), N_("Total"), N_("Points"), N_("Bonus"),
-                  N_("Round"), N_("Place"), N_("Makes it"), N_("Expected score"))
+                  N_("Round"), N_("Place"), N_("Makes it"), N_("Expected score"), N_("Trick"),
+                  N_("Die"), N_("Takes the trick"))
 
 COLOUR_STYLES = {
     "brown": "bold dark_orange3", "green": "bold green3", "blue": "bold dodger_blue1",
@@ -101,9 +102,17 @@ def dice_panel(words: Words, view: SeatView, cursor: int, show_faces: bool,
     return out
 
 
-def trick_panel(words: Words, ds: DiceSet, rolls: Sequence[tuple[int, int, int]],
-                names: Sequence[str], rolling: tuple[int, int, str] | None) -> Text:
-    """The dice rolled so far in this trick, the colour to follow, and a roll in flight."""
+Shown = tuple[int, int, int]  # a die on screen: (seat, kind index, face code)
+
+
+def trick_panel(words: Words, ds: DiceSet, rolls: Sequence[Shown], names: Sequence[str],
+                rolling: tuple[int, int, str] | None, winner: int | None = None,
+                previous: tuple[Sequence[Shown], int] | None = None,
+                rows: int = 0, width: int = 0) -> Text:
+    """The dice rolled so far in this trick, the colour to follow, and a roll in flight;
+    ``winner`` once the trick is won. Below, the ``previous`` trick of the round (its dice
+    and winner), when it fits in ``rows`` lines (0: always); its winning die is bold, and
+    marked when the line has room in ``width`` columns (0: always)."""
     _ = words._
     out = Text()
     out.append(_("Trick") + "\n", style="underline")
@@ -114,18 +123,84 @@ def trick_panel(words: Words, ds: DiceSet, rolls: Sequence[tuple[int, int, int]]
     else:
         out.append(_("No colour yet"), style="dim")
     out.append("\n")
-    width = min(10, max(len(n) for n in names))
-    for seat, kind, code in rolls:
-        out.append(f"{names[seat][:width]:<{width}} ")
-        out.append_text(die_text(words, ds.kinds[kind], ds.face_of_code(code).name))
-        out.append("\n")
+    name_width = min(10, max(len(n) for n in names))
+    _append_rolls(out, words, ds, rolls, names, name_width)
     if rolling is not None:
         seat, kind, face = rolling
-        out.append(f"{names[seat][:width]:<{width}} ")
+        out.append(f"{names[seat][:name_width]:<{name_width}} ")
         out.append_text(die_text(words, ds.kinds[kind]))
         out.append(f" … {words.face(face)}", style="blink")
         out.append("\n")
+    if winner is not None:
+        out.append(_("Won by {name}").format(name=names[winner]) + "\n", style="bold green")
+    if previous is not None:
+        dice, taker = previous
+        if not rows or len(out.split()) + 1 + len(dice) <= rows:
+            out.append("\n")
+            out.append(_("Previous trick"), style="dim underline")
+            out.append("\n")
+            _append_rolls(out, words, ds, dice, names, name_width, taker, width)
+    out.rstrip()
     return out
+
+
+def _append_rolls(out: Text, words: Words, ds: DiceSet, rolls: Sequence[Shown],
+                  names: Sequence[str], name_width: int, taker: int | None = None,
+                  width: int = 0) -> None:
+    """One line per die; with ``taker``, a finished trick: dim, but for the winning die."""
+    for seat, kind, code in rolls:
+        line = Text(f"{names[seat][:name_width]:<{name_width}} ")
+        line.append_text(die_text(words, ds.kinds[kind], ds.face_of_code(code).name))
+        if taker is not None:
+            line.stylize("bold" if seat == taker else "dim")
+            if seat == taker and (not width or len(line) + 2 <= width):
+                line.append(" ◀", style="bold")
+        out.append_text(line)
+        out.append("\n")
+
+
+def rolled_this_round(words: Words, ds: DiceSet, rolls: Sequence[Shown], width: int) -> Text:
+    """How many dice of each kind were rolled this round, out of the set's: is the
+    minotaur out yet? Special dice first; kinds none of which was rolled are dim."""
+    _ = words._
+    counts = [0] * len(ds.kinds)
+    for _seat, index, _code in rolls:
+        counts[index] += 1
+    out = Text()
+    out.append(_("Rolled this round"), style="underline")
+    out.append("\n")
+    column = 0
+    for kind in sorted(ds.kinds, key=lambda k: not k.special):
+        entry = f"{words.kind(kind.name)} {counts[kind.index]}/{kind.count}"
+        if column and column + 2 + len(entry) > width:
+            out.append("\n")
+            column = 0
+        elif column:
+            out.append("  ")
+            column += 2
+        out.append(entry, style=kind_style(kind) if counts[kind.index] else "dim")
+        column += len(entry)
+    return out
+
+
+def round_tricks_table(words: Words, ds: DiceSet, tricks: Sequence[tuple[Sequence[Shown], int]],
+                       names: Sequence[str]) -> Table:
+    """The tricks of this round so far: one row each, a column per player; the die that
+    took the trick is marked."""
+    _ = words._
+    table = Table(box=SIMPLE_HEAD, expand=False)
+    table.add_column(_("Trick"), justify="right", no_wrap=True, min_width=len(_("Trick")))
+    for name in names:
+        table.add_column(Text(name[:12]), no_wrap=True)
+    for number, (rolls, taker) in enumerate(tricks, start=1):
+        cells: list[Text] = [Text("")] * len(names)
+        for seat, kind, code in rolls:
+            cell = die_text(words, ds.kinds[kind], ds.face_of_code(code).name)
+            if seat == taker:
+                cell.append(" ◀", style="bold")
+            cells[seat] = cell
+        table.add_row(str(number), *cells)
+    return table
 
 
 def round_starter(view: SeatView, index: int) -> int:
@@ -167,10 +242,11 @@ def players_panel(words: Words, view: SeatView, names: Sequence[str], active: in
 
 
 def round_table(words: Words, view: SeatView, names: Sequence[str], index: int) -> Table:
-    """One finished round: bid, tricks won, points and bonus per player."""
+    """One finished round: bid, tricks won, points and bonus per player (the page it is
+    shown on names the round)."""
     _ = words._
     past = view.history[index]
-    table = Table(title=_("Round {n}").format(n=index + 1), expand=False, box=SIMPLE_HEAD)
+    table = Table(expand=False, box=SIMPLE_HEAD)
     for title in (_("Player"), _("Bid"), _("Won"), _("Points"), _("Bonus"), _("Total")):
         table.add_column(title, justify="left" if title == _("Player") else "right")
     for seat, name in enumerate(names):
@@ -223,5 +299,37 @@ def advice_page(words: Words, advice: Advice) -> Group:
         if p > 0:
             dist.append(f"{tricks:>2} {p:>4.0%} " + "█" * round(p * 30) + "\n")
     return Group(Text(_("Best bid: {bid}").format(bid=advice.best_bid), style="bold"), table,
-                 dist, Text(_("From {n} simulated rounds per bid, everyone playing for "
-                              "their bid.").format(n=advice.samples), style="dim"))
+                 dist, Text(advice_basis(words, advice), style="dim"))
+
+
+def advice_basis(words: Words, advice: Advice) -> str:
+    """What the bid advisor's figures rest on, exactly (every bid had a first look; the
+    most promising, the best among them, a second)."""
+    _ = words._
+    first, most = advice.first_look, advice.samples_per_bid[advice.best_bid]
+    if first == most:
+        return _("From {n} simulated rounds for every bid, everyone playing for their "
+                 "bid.").format(n=first)
+    return _("From {first} simulated rounds for every bid and {most} for each of the most "
+             "promising ({bids}), everyone playing for their bid.").format(
+                 first=first, most=most, bids=", ".join(str(b) for b in advice.contenders))
+
+
+def play_advice_page(words: Words, ds: DiceSet, advice: PlayAdvice) -> Group:
+    """The advisor during play: each die you may roll, its chance to take this trick and
+    your expected score for the round after rolling it."""
+    _ = words._
+    table = Table(box=SIMPLE_HEAD, expand=False)
+    table.add_column(_("Die"))
+    table.add_column(_("Takes the trick"), justify="right")
+    table.add_column(_("Expected score"), justify="right")
+    table.add_column("")
+    for die in advice.dice:
+        table.add_row(die_text(words, ds.kind(die)), f"{advice.take_chance[die]:.0%}",
+                      f"{advice.expected_score[die]:+.1f}", "◀" if die == advice.best else "")
+    best = Text(_("Best die: {die}").format(die=words.kind(advice.best)), style="bold")
+    model = Text(_("From {n} simulated rounds, the same for every die: the dice you cannot "
+                   "see are dealt at random, as fits everything rolled and bid; then you play "
+                   "for the best score and the others for their bids.").format(n=advice.samples),
+                 style="dim")
+    return Group(best, table, model)

@@ -11,11 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
+from rich.align import Align
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
@@ -47,8 +49,20 @@ class PassScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+def centred(content: RenderableType) -> RenderableType:
+    """Tables centred under the page's centred title, each part of a group on its own;
+    a page of text fills the page."""
+    if isinstance(content, Text):
+        return content
+    if isinstance(content, Group):  # a short line is centred too; a paragraph fills
+        return Group(*(part if isinstance(part, Text) and not part.plain else
+                       Align.center(part) for part in content.renderables))
+    return Align.center(content)
+
+
 class PageScreen(ModalScreen[None]):
-    """A page of text or tables (summary, rules, advice), closed with Enter or Escape."""
+    """A page of text or tables (summary, rules, advice), closed with Enter or Escape;
+    ``keys`` maps further keys to what they do once the page is closed (``n``: new game)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "close", show=False),
@@ -56,18 +70,28 @@ class PageScreen(ModalScreen[None]):
         Binding("space", "close", show=False),
     ]
 
-    def __init__(self, title: str, content: RenderableType, hint: str) -> None:
+    def __init__(self, title: str, content: RenderableType, hint: str,
+                 keys: dict[str, Callable[[], None]] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.content = content
         self.hint = hint
+        self.keys = keys or {}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="page-box", classes="box"):
             yield Static(literal(self.title_text), id="page-title")
             with VerticalScroll(id="page-scroll"):
-                yield Static(literal(self.content), id="page-content")
+                # Tables are centred under the centred title; text fills the page.
+                yield Static(centred(literal(self.content)), id="page-content")
             yield Static(literal(self.hint), id="page-hint")
+
+    def on_key(self, event: Key) -> None:
+        then = self.keys.get(event.key)
+        if then is not None:
+            event.stop()
+            self.dismiss(None)
+            then()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -374,7 +374,7 @@ class TablePage {
         h("tbody", {}, a.bids.map((b) => h("tr", { class: b.bid === a.best_bid ? "best" : "" },
           h("td", {}, String(b.bid)), h("td", {}, `${Math.round(b.make_chance * 100)}%`),
           h("td", {}, (b.expected_score >= 0 ? "+" : "") + b.expected_score.toFixed(1)))))),
-      h("p", { class: "hint" }, _("From {n} simulated rounds per bid, everyone playing for their bid.", { n: a.samples })));
+      h("p", { class: "hint" }, adviceBasis(a)));
   }
 
   roundSummary() {
@@ -542,3 +542,16 @@ export async function shareLink(link, ui) {
 }
 
 export { capital };
+
+/** What the bid advisor's figures rest on, exactly: every bid's first look, then the
+ * most promising bids' second (each bid's count comes with the answer). */
+export function adviceBasis(a) {
+  const counts = a.bids.map((b) => b.samples);
+  const first = Math.min(...counts);
+  const most = Math.max(...counts);
+  if (first === most) {
+    return _("From {n} simulated rounds for every bid, everyone playing for their bid.", { n: first });
+  }
+  const bids = a.bids.filter((b) => b.samples === most).map((b) => b.bid).join(", ");
+  return _("From {first} simulated rounds for every bid and {most} for each of the most promising ({bids}), everyone playing for their bid.", { first, most, bids });
+}
