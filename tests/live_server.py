@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 
 READY_TIMEOUT = 30.0  # seconds: a hang guard for a server answering after its start
+GAME_TIMEOUT = 120.0  # seconds: a hang guard for a game of bots
 
 
 def free_port() -> int:
@@ -124,6 +125,18 @@ class LiveServer:
         response = httpx.get(self.base + path, timeout=10)
         assert response.status_code == 200, response.text
         return response.json()
+
+    def finished_bot_game(self, players: int, bot: str = "easy") -> str:
+        """The id of a new table of ``players`` bots, once they have played it to its end
+        (a hang guard of GAME_TIMEOUT)."""
+        table: str = self.post("/api/tables", {"players": players, "bots": [bot] * players})[
+            "table"]
+        deadline = time.monotonic() + GAME_TIMEOUT
+        while self.get(f"/api/tables/{table}")["status"] != "finished":
+            assert time.monotonic() < deadline, \
+                f"the bots did not finish their game in {GAME_TIMEOUT:g} s"
+            time.sleep(0.2)
+        return table
 
 
 StartServer = Callable[..., LiveServer]

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from bot_trace import TRACED, stopped_in_its_sleep
 from minodice.bots.protocol import BotError, make_bot
 from minodice.core.dice import DiceSet, load_dice_set
 from minodice.play.match import GameResult
@@ -33,7 +34,6 @@ from minodice.play.tournament import TournamentSpec, run_games
 
 ROOT = Path(__file__).resolve().parent.parent
 BROKEN = "tests/plugins/broken_bots.py"
-TRACED = "tests/plugins/traced_bots.py"
 NOISY = "tests/plugins/noisy_bot.py:NoisyBot"
 HANG_GUARD = 60.0  # seconds: a wait this long means a hang, not a busy machine
 ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)"
@@ -45,21 +45,6 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "200"}
     return subprocess.run([sys.executable, "-m", "minodice.cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout, check=False)
-
-
-@pytest.fixture
-def trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The file the traced bots write to (see tests/plugins/traced_bots.py)."""
-    path = tmp_path / "trace"
-    monkeypatch.setenv("MINODICE_TEST_TRACE", str(path))
-    return path
-
-
-def stopped_in_its_sleep(trace: Path) -> bool:
-    """The traced slow bot started and never ended a decision: it was stopped at its
-    limit, not waited for (its 5 s sleep would have ended first)."""
-    words = trace.read_text(encoding="utf-8").split() if trace.exists() else []
-    return "start" in words and "end" not in words
 
 
 def totals(results: list[GameResult]) -> list[tuple[list[int], list[int]]]:

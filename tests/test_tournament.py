@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bot_trace import TRACED, stopped_in_its_sleep
 from minodice.bots.protocol import BotError, load_bot_factory
 from minodice.play.match import GameResult
 from minodice.play.tournament import (
@@ -33,7 +34,6 @@ from minodice.play.tournament import (
 ROOT = Path(__file__).resolve().parent.parent
 PLUGINS = ROOT / "tests" / "plugins"
 BROKEN = "tests/plugins/broken_bots.py"
-TRACED = "tests/plugins/traced_bots.py"
 OUTSIDE_FILE = "tests/plugins/outside_bot.py:FirstLegalBot"
 OUTSIDE_MODULE = "outside_bot:FirstLegalBot"  # with tests/plugins on the import path
 STAT_KEYS = {"name", "games", "deals", "mean_score", "ci95", "win_share", "win_share_se",
@@ -318,21 +318,6 @@ def expect_bot_error(spec: str, *, time_limit: float | None = None, games: int =
         run_games(TournamentSpec(3, (spec, "easy", "random"), games, 1,
                                  time_limit=time_limit), workers)
     return str(info.value)
-
-
-@pytest.fixture
-def trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The file the traced bots write to (see tests/plugins/traced_bots.py)."""
-    path = tmp_path / "trace"
-    monkeypatch.setenv("MINODICE_TEST_TRACE", str(path))
-    return path
-
-
-def stopped_in_its_sleep(trace: Path) -> bool:
-    """The traced slow bot was stopped at its limit: it started, and no call ever ended
-    (had the tournament waited for it, its 5 s sleep would have ended first)."""
-    words = trace.read_text(encoding="utf-8").split() if trace.exists() else []
-    return "start" in words and "end" not in words
 
 
 @pytest.mark.parametrize(("cls", "phrase"), [

@@ -12,7 +12,6 @@ template); the translations are what the server serves the page (``/api/i18n/LAN
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -109,12 +108,7 @@ def tr(served: dict[str, Any], msgid: str) -> str:
 @pytest.fixture(scope="module")
 def finished_table(server: LiveServer) -> str:
     """A game of four bots, played to its end."""
-    table: str = server.post("/api/tables", {"players": 4, "bots": ["easy"] * 4})["table"]
-    deadline = time.monotonic() + 60
-    while server.get(f"/api/tables/{table}")["status"] != "finished":
-        assert time.monotonic() < deadline, "the bots did not finish their game in 60 s"
-        time.sleep(0.2)
-    return table
+    return server.finished_bot_game(4)
 
 
 async def lobby(page: Page, server: LiveServer, lang: str, served: dict[str, Any]) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import random
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,15 +119,6 @@ async def axe(page: Page) -> list[str]:
             for v in violations if v["impact"] in ("serious", "critical")]
 
 
-def finished(server: LiveServer) -> str:
-    table: str = server.post("/api/tables", {"players": 3, "bots": ["easy"] * 3})["table"]
-    deadline = time.monotonic() + 60
-    while server.get(f"/api/tables/{table}")["status"] != "finished":
-        assert time.monotonic() < deadline, "the bots did not finish their game in 60 s"
-        time.sleep(0.2)
-    return table
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 async def test_no_serious_accessibility_violations(scheme: str, server: LiveServer,
                                                    pages: Pages) -> None:
@@ -152,7 +142,7 @@ async def test_no_serious_accessibility_violations(scheme: str, server: LiveServ
     await play_until_mid_trick(page, rng, min_round=2)
     found["table, mid-trick"] = await axe(page)
 
-    await page.goto(f"{server.base}/t/{finished(server)}")
+    await page.goto(f"{server.base}/t/{server.finished_bot_game(3)}")
     await page.locator("#fairness.ok").wait_for()
     found["finished table"] = await axe(page)
 
