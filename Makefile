@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve demo test lint typecheck check bench golden i18n clean
+.PHONY: play serve demo test lint typecheck check bench compiled golden i18n clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,9 +32,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-bench: $(STAMP)  ## engine speed against OpenSpiel's oh_hell (installs open_spiel)
+bench: $(STAMP)  ## engine speed against OpenSpiel's oh_hell, pure and compiled (installs open_spiel)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	-$(BIN)/python scripts/compile_core.py
 	$(BIN)/python benchmarks/engine.py
+
+compiled: $(STAMP)  ## optional: the engine's core compiled with mypyc into build/compiled (needs a C compiler)
+	$(BIN)/python scripts/compile_core.py
 
 golden: $(STAMP)  ## regenerate tests/golden from its script
 	$(BIN)/python tests/golden/regenerate.py
@@ -45,4 +49,4 @@ i18n: $(STAMP)  ## merge new screen messages into the catalogues, then check the
 	$(BIN)/python scripts/i18n.py check
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build/compiled

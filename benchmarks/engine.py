@@ -15,10 +15,10 @@ decision, a uniform index into ``legal_actions()``; at a chance step, one of two
 - **generic**: ``chance_outcomes()`` lists every outcome with its probability and one is
   chosen by weight (``random.choices``), as a driver that knows nothing of the game must.
   For minodice that lists every hand the seat may draw, each with an exact ``Fraction``:
-  about 320 hands a draw on average, 1,524 for the first hand of round 8, against at most 52 cards
-  (float probabilities) for ``oh_hell``. That is the real cost of listing a whole hand as
-  one chance step, so this ratio compares the two chance models more than the two
-  engines; it is printed for what it is.
+  about 320 hands a draw on average, 1,524 for the first hand of round 8, against at most
+  52 cards (float probabilities) for ``oh_hell``. That is the real cost of listing a
+  whole hand as one chance step, so this ratio compares the two chance models more than
+  the two engines; it is printed for what it is.
 - **fastest honest**: each engine's cheapest exact way to draw from the same distribution.
   minodice: ``sample_chance(rng)``. ``oh_hell``: its chance outcomes are equally likely
   (checked on a game before every run), so a uniform index into them is exact; indexing
@@ -29,22 +29,37 @@ decision, a uniform index into ``legal_actions()``; at a chance step, one of two
 ``current_player`` once: a loop asking ``is_terminal()`` and ``is_chance_node()`` instead
 (as an earlier version did) makes it about 10% slower, and the comparison kinder to us.
 
-Of the two ratios the generic one is the lower (the stricter), and it is set by the number
-of hands listed; the fastest-path ratio is the engines' speed per step, and the goal of
-issue #10 (at least 3×) is stated on it.
+Which engines. minodice as installed (pure Python), and, when ``build/compiled`` holds a
+build of the current source (``make compiled``: the engine's core compiled with mypyc,
+see ``scripts/compile_core.py``), the same two loops over that build, run in a worker
+process started with it on ``PYTHONPATH`` that waits for its turn while the others run.
+Both give the same games (``tests/test_compiled.py``). The reference is OpenSpiel's C++
+``oh_hell`` through its Python bindings. One more line runs the fast loop over an engine
+that does nothing (:class:`IdleEngine`): what the loop itself costs, the bound on any
+engine driven this way.
 
-Runs alternate between the loops several times (this machine is shared and noisy) and
-the median of each is reported; the ratios are of medians measured in the same run.
-Run: ``python benchmarks/engine.py [--seconds 2 --repeats 5]``.
+The ratios. Of the two, the generic one is far the lower (the stricter), and it is set by
+the hands listed, not by the speed of a step; the fastest-path ratio is the engines' speed
+per step, and issue #10's goal (at least 3×) is stated on it. Runs alternate between the
+loops several times (this machine is shared and noisy), the median of each loop's runs is
+reported, and every ratio is of medians measured in the same run.
+
+Run: ``python benchmarks/engine.py [--seconds 2 --repeats 5]`` (``make bench`` builds the
+compiled core first where it can, and installs OpenSpiel).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from minodice.core.dice import load_dice_set
@@ -221,6 +236,111 @@ def openspiel_fast(seconds: float, seed: int) -> Run:
     return games, decisions, chances, time.perf_counter() - start
 
 
+class IdleEngine:
+    """An engine in Python that does nothing: 352 steps a game, every other one a chance
+    step, through the same calls. What the loop itself costs."""
+
+    __slots__ = ("_steps", "current_player")
+
+    def __init__(self) -> None:
+        self.current_player = 0
+        self._steps = 0
+
+    def legal_actions(self) -> tuple[int, ...]:
+        return IDLE_ACTIONS
+
+    def apply(self, action: int) -> None:
+        self._steps += 1
+        self.current_player = CHANCE if self._steps < STEPS_PER_GAME else TERMINAL
+
+    def sample_chance(self, rng: random.Random) -> float:
+        return rng.random()
+
+    def apply_chance(self, outcome: float) -> None:
+        self._steps += 1
+        self.current_player = 0 if self._steps < STEPS_PER_GAME else TERMINAL
+
+
+IDLE_ACTIONS = (0, 1, 2)
+STEPS_PER_GAME = 352
+
+
+def idle_loop(seconds: float, seed: int) -> Run:
+    """The fast loop over :class:`IdleEngine`."""
+    rng = random.Random(seed)
+    rand = rng.random
+    games = decisions = chances = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = IdleEngine()
+        while True:
+            player = state.current_player
+            if player == CHANCE:
+                state.apply_chance(state.sample_chance(rng))
+                chances += 1
+            elif player == TERMINAL:
+                break
+            else:
+                actions = state.legal_actions()
+                state.apply(actions[int(rand() * len(actions))])
+                decisions += 1
+        games += 1
+    return games, decisions, chances, time.perf_counter() - start
+
+
+# -- the compiled core, in a process of its own --------------------------------------------
+
+COMPILED = Path(__file__).resolve().parent.parent / "build" / "compiled"
+WORKER_LOOPS: dict[str, Callable[[float, int], Run]] = {
+    "generic": minodice_generic, "fast": minodice_fast}
+
+
+def worker() -> None:
+    """Run loops on request (``LOOP SECONDS SEED`` a line) and answer each with its run:
+    the benchmark's process for the compiled core, started with it on ``PYTHONPATH``."""
+    import minodice.core.state
+
+    print(minodice.core.state.__file__, flush=True)
+    for line in sys.stdin:
+        loop, seconds, seed = line.split()
+        print(json.dumps(WORKER_LOOPS[loop](float(seconds), int(seed))), flush=True)
+
+
+class CompiledWorker:
+    """The worker process: between two runs it waits for its next line, using no CPU."""
+
+    def __init__(self) -> None:
+        env = dict(os.environ, PYTHONPATH=str(COMPILED))
+        self.proc = subprocess.Popen([sys.executable, __file__, "--worker"], env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
+        self.engine = self.stdout.readline().strip()
+        if not self.engine or self.engine.endswith(".py"):
+            raise SystemExit(f"the compiled worker runs no compiled engine: {self.engine!r}")
+
+    def loop(self, name: str) -> Callable[[float, int], Run]:
+        def run(seconds: float, seed: int) -> Run:
+            self.stdin.write(f"{name} {seconds} {seed}\n")
+            self.stdin.flush()
+            games, decisions, chances, elapsed = json.loads(self.stdout.readline())
+            return int(games), int(decisions), int(chances), float(elapsed)
+        return run
+
+    def close(self) -> None:
+        self.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def compiled_status() -> str | None:
+    """None if build/compiled is a build of the current source, else why it is not used."""
+    script = Path(__file__).resolve().parent.parent / "scripts" / "compile_core.py"
+    proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
+                          text=True, check=False)
+    return None if proc.returncode == 0 else proc.stdout.strip()
+
+
 class Figures:
     """The runs of one loop, and their medians."""
 
@@ -253,44 +373,67 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one run")
     parser.add_argument("--repeats", type=int, default=5, help="alternating runs per loop")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker()
+        return
     try:
         import pyspiel  # noqa: F401
         have_openspiel = True
     except ImportError:
         have_openspiel = False
+    not_compiled = compiled_status()
+    compiled = CompiledWorker() if not_compiled is None else None
 
     ours_generic = Figures("(a) minodice, generic (chance_outcomes)", minodice_generic)
     ours_fast = Figures("(b) minodice, fastest (sample_chance)", minodice_fast)
     sim = Figures("    minodice simulate (the CLI's loop)", simulate_games)
+    figures = [ours_generic, ours_fast, sim]
+    if compiled is not None:
+        fast_generic = Figures("(a) minodice compiled, generic", compiled.loop("generic"))
+        fast_fast = Figures("(b) minodice compiled, fastest", compiled.loop("fast"))
+        figures += [fast_generic, fast_fast]
+    idle = Figures("    the loop alone (an idle engine in Python)", idle_loop)
+    figures.append(idle)
     ref_generic = Figures("(c) oh_hell, generic (chance_outcomes)", openspiel_generic)
     ref_outcomes = Figures("    oh_hell, uniform index, chance_outcomes()",
                            openspiel_uniform_outcomes)
     ref_fast = Figures("(d) oh_hell, fastest (uniform index, legal_actions)", openspiel_fast)
-    figures = [ours_generic, ours_fast, sim]
     if have_openspiel:
         figures += [ref_generic, ref_outcomes, ref_fast]
     for i in range(args.repeats):
         for fig in figures:
             fig.run(args.seconds, i)
+    if compiled is not None:
+        compiled.close()
 
     print(f"Random {PLAYERS}-player games on one core, median of {args.repeats} alternating "
           f"runs of {args.seconds:g} s each")
     print("a step: one decision or one chance step, counted as the engine takes them")
+    if compiled is not None:
+        print(f"compiled core (make compiled): {compiled.engine}")
+    else:
+        print(f"compiled core: not measured: {not_compiled}")
     print(f"{'':<52} {'steps/game':>10} {'games/s':>9} {'steps/s':>11}")
     for fig in figures:
         print(fig.line())
     if not have_openspiel:
         print("OpenSpiel not installed (pip install open_spiel, or make bench): no reference")
         return
-    generic = ours_generic.steps_s / ref_generic.steps_s
-    fast = ours_fast.steps_s / ref_fast.steps_s
-    print(f"ratio generic (a)/(c), both listing outcomes by weight: {generic:.2f}x"
-          + ("  (the stricter)" if generic <= fast else ""))
-    print(f"ratio fastest (b)/(d), each its fastest exact path:     {fast:.2f}x"
-          + ("  (the stricter)" if fast < generic else "") + "  (goal >= 3x)")
-    print(f"ratio (b) / oh_hell indexing chance_outcomes() (the earlier reference): "
-          f"{ours_fast.steps_s / ref_outcomes.steps_s:.2f}x")
+
+    columns = {"pure": (ours_generic, ours_fast)}
+    if compiled is not None:
+        columns["compiled"] = (fast_generic, fast_fast)
+    print(f"{'ratio of steps/s':<52}" + "".join(f" {name:>10}" for name in columns))
+    rows = [("generic: (a) / (c)", 0, ref_generic, "the stricter: every hand listed"),
+            ("fastest: (b) / (d)", 1, ref_fast, "the goal: >= 3x"),
+            ("(b) / oh_hell indexing chance_outcomes()", 1, ref_outcomes, "")]
+    for label, which, ref, note in rows:
+        cells = "".join(f" {pair[which].steps_s / ref.steps_s:>9.2f}x"
+                        for pair in columns.values())
+        print(f"{label:<52}{cells}  {note}".rstrip())
+    print(f"{'the loop alone / (d)':<52} {idle.steps_s / ref_fast.steps_s:>9.2f}x")
 
 
 if __name__ == "__main__":

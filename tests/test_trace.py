@@ -112,13 +112,18 @@ def _facts(value: object) -> object:
     return value
 
 
+# The attributes of a state: its __slots__, or in a compiled build (make compiled) the list
+# mypyc keeps of them.
+ATTRIBUTES: tuple[str, ...] = getattr(GameState, "__mypyc_attrs__", None) or GameState.__slots__
+
+
 def test_a_clone_copies_every_attribute() -> None:
     # clone() copies the attributes one by one: none may be missed, no list may be shared.
     rng = random.Random("clone")
     state = GameState.new(5, "skull-king")
     while not state.is_terminal():
         copy = state.clone()
-        for name in GameState.__slots__:
+        for name in ATTRIBUTES:
             mine, theirs = getattr(state, name), getattr(copy, name)
             assert _facts(theirs) == _facts(mine), name
             assert not isinstance(mine, list) or theirs is not mine, name
