@@ -33,7 +33,13 @@ from minodice.core.state import Phase
 from minodice.core.view import SeatView
 from minodice.server.botpool import BotPool
 from minodice.server.lobby import Lobby
-from minodice.server.protocol import ERROR_CODES, Act, Chat, seat_view_from_message
+from minodice.server.protocol import (
+    ERROR_CODES,
+    Act,
+    Chat,
+    seat_view_from_message,
+    view_message,
+)
 from minodice.server.room import Room, Settings
 from minodice.server.store import Store
 
@@ -693,6 +699,11 @@ async def _round_trips(players: int, edition: str, variant: str, seed: int,
                     message = json.loads(room.view_text(seat))
                     assert seat_view_from_message(message["view"]) == table.view(seat), (
                         seat, step)
+                    # The history spliced in as text once a round: the same message.
+                    turn = table.turn(seat) if seat is not None else None
+                    plain = view_message(room.facts(), table.view(seat), seat, turn,
+                                         room.row.seq)
+                    assert message == json.loads(json.dumps(plain))
                     checked += 1
             if table.is_over():
                 break

@@ -140,11 +140,22 @@ def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
     return {"type": "view", "seq": seq, "view": view}
 
 
+def view_text(facts: TableFacts, seat_view: SeatView, you: int | None, turn: str | None,
+              seq: int, history_json: str) -> str:
+    """The ``view`` message of :func:`view_message` as JSON text, with ``history_json`` (the
+    ``history``, already encoded) spliced in: a server encodes the finished rounds, most of
+    a view, once a round rather than once for every view it sends."""
+    message = view_message(facts, seat_view, you, turn, seq, [])
+    del message["view"]["history"]
+    text = dumps(message)  # ...,"view":{...}}: the history goes last in the view
+    return f'{text[:-2]},"history":{history_json}}}}}'
+
+
 def error_message(code: str, message: str, rule: str | None = None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "rule": rule}
 
 
-def dumps(message: dict[str, Any]) -> str:
+def dumps(message: Any) -> str:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -49,6 +49,7 @@ from minodice.server.protocol import (
     error_message,
     history_message,
     view_message,
+    view_text,
 )
 from minodice.server.store import Store, TableRow
 
@@ -101,7 +102,9 @@ class Room:
         self._deadline_turn: str | None = None
         self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_KEPT)
         self._tasks: set[asyncio.Task[None]] = set()
-        self._history: tuple[int, list[dict[str, Any]]] = (-1, [])
+        # The finished rounds as JSON text, built once a round (public, the same for every
+        # view; a string also costs the garbage collector nothing to look at).
+        self._history: tuple[int, str] = (-1, "[]")
         self._pumping = False
         self._timer: asyncio.TimerHandle | None = None
         self._grace: dict[int, asyncio.TimerHandle] = {}
@@ -131,6 +134,7 @@ class Room:
         table = self._new_table()
         table.replay([event_from_json(e) for e in self.row.log])
         self.table = table
+        self.row.log = []  # the table holds the game now; the store keeps the log
 
     # -- public facts and views ------------------------------------------------------------
 
@@ -178,13 +182,12 @@ class Room:
         table = self.table
         seat_view = table.view(seat) if table is not None else None
         turn = table.turn(seat) if table is not None and seat is not None else None
-        history = None
-        if seat_view is not None:
-            # The finished rounds are public and change once a round: build them once.
-            if self._history[0] != len(seat_view.history):
-                self._history = (len(seat_view.history), history_message(seat_view))
-            history = self._history[1]
-        return dumps(view_message(facts, seat_view, seat, turn, self.row.seq, history))
+        if seat_view is None:
+            return dumps(view_message(facts, seat_view, seat, turn, self.row.seq))
+        # The finished rounds are public and change once a round: encode them once.
+        if self._history[0] != len(seat_view.history):
+            self._history = (len(seat_view.history), dumps(history_message(seat_view)))
+        return view_text(facts, seat_view, seat, turn, self.row.seq, self._history[1])
 
     def record(self) -> dict[str, Any]:
         assert self.table is not None
@@ -209,7 +212,6 @@ class Room:
         self.store.save(self.id, logged, self.row.events, seq=seq, **fields)
         self.row.seq = seq
         self.row.events += len(logged)
-        self.row.log.extend(logged)
         for key, value in fields.items():
             setattr(self.row, key, value)
         self._arm_clock()

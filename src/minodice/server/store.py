@@ -33,6 +33,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     event,
     insert,
@@ -88,8 +89,18 @@ class TableRow:
     log: list[dict[str, Any]] = field(default_factory=list)
 
 
+# The statements of every move, built (and compiled) once rather than for each save.
+_APPEND = insert(events)
+_ADVANCE = (update(tables).where(tables.c.id == bindparam("table_id"))
+            .values(seq=bindparam("seq"), events=bindparam("events")))
+
+
 class Store:
-    """The tables and their event logs."""
+    """The tables and their event logs.
+
+    Saves go through one connection held open (the server saves from one thread, its event
+    loop); it is opened again after a failure. Reads take their own connections.
+    """
 
     def __init__(self, url: str, durable: bool = False) -> None:
         self.engine: Engine = create_engine(url, future=True)
@@ -105,6 +116,7 @@ class Store:
                 cursor.close()
 
         metadata.create_all(self.engine)
+        self._writer: Connection | None = None
 
     @classmethod
     def sqlite(cls, path: Path, durable: bool = False) -> Store:
@@ -113,8 +125,18 @@ class Store:
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
-        with self.engine.begin() as conn:
-            yield conn
+        """A transaction on the held connection: committed at the end, rolled back (and
+        the connection let go) on any error."""
+        if self._writer is None:
+            self._writer = self.engine.connect()
+        conn = self._writer
+        try:
+            with conn.begin():
+                yield conn
+        except BaseException:
+            self._writer = None
+            conn.close()
+            raise
 
     def create(self, row: TableRow) -> None:
         with self._tx() as conn:
@@ -129,12 +151,14 @@ class Store:
         """Append ``new_events`` (numbered from ``first``) and update ``fields``, at once."""
         with self._tx() as conn:
             if new_events:
-                conn.execute(insert(events), [
+                conn.execute(_APPEND, [
                     {"table_id": table_id, "n": first + i,
                      "data": json.dumps(e, separators=(",", ":"))}
                     for i, e in enumerate(new_events)])
                 fields["events"] = first + len(new_events)
-            if fields:
+            if fields.keys() == {"seq", "events"}:  # a move: the common case
+                conn.execute(_ADVANCE, {"table_id": table_id, **fields})
+            elif fields:
                 conn.execute(update(tables).where(tables.c.id == table_id).values(**fields))
 
     def load(self, table_id: str) -> TableRow | None:
@@ -154,6 +178,9 @@ class Store:
                 .order_by(tables.c.created_at))]
 
     def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         self.engine.dispose()
 
 
