@@ -21,9 +21,8 @@ from minodice.cli import app
 from minodice.text.tables import render_advice
 
 
-def counted_advice(monkeypatch: pytest.MonkeyPatch, players: int, round_no: int, hand: str,
-                   samples: int | None) -> tuple[str, dict[int, int]]:
-    """The advice's text, and how many rounds were simulated for each bid."""
+def count_rounds(monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
+    """How many rounds the advisor simulates for each bid, counted as it runs."""
     counts: dict[int, int] = {}
 
     def counting(view: Any, rng: Any, n: int, candidates: Sequence[int] | None = None,
@@ -34,6 +33,13 @@ def counted_advice(monkeypatch: pytest.MonkeyPatch, players: int, round_no: int,
         return result
 
     monkeypatch.setattr(advisor, "evaluate_bids", counting)
+    return counts
+
+
+def counted_advice(monkeypatch: pytest.MonkeyPatch, players: int, round_no: int, hand: str,
+                   samples: int | None) -> tuple[str, dict[int, int]]:
+    """The advice's text, and how many rounds were simulated for each bid."""
+    counts = count_rounds(monkeypatch)
     return render_advice(advise(players, round_no, 0, hand, samples=samples, seed=1)), counts
 
 
@@ -76,16 +82,7 @@ def test_the_table_and_the_json_give_the_rounds_of_each_bid(
     from minodice.i18n.words import Words
     from minodice.tui.render import advice_basis
 
-    counts: dict[int, int] = {}
-
-    def counting(view: Any, rng: Any, n: int, candidates: Sequence[int] | None = None,
-                 **kwargs: Any) -> Any:
-        result = real(view, rng, n, candidates, **kwargs)
-        for bid in result.bids:
-            counts[bid] = counts.get(bid, 0) + result.samples
-        return result
-
-    monkeypatch.setattr(advisor, "evaluate_bids", counting)
+    counts = count_rounds(monkeypatch)
     advice = advise(4, round_no, 0, HANDS[round_no], samples=samples, seed=1)
     data = advice.to_json()
     assert {b["bid"]: b["samples"] for b in data["bids"]} == counts  # type: ignore[attr-defined]
