@@ -64,6 +64,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from minodice.server.collector import keep_collections_short
+
 PLAYERS = 4
 HOST = "127.0.0.1"
 FAST_THINK = 0.06        # seconds per decision while spreading games (under 20 messages/s)
@@ -412,6 +414,9 @@ async def lag_monitor(stats: LoadStats, every: float = 0.05) -> None:
 async def load_main(args: argparse.Namespace) -> None:
     """Set up the first tables, then obey the orchestrator's commands on stdin:
     ``go WARMUP DURATION``, ``add PEOPLE BOT_TABLES``, ``quit``."""
+    # Thousands of long-lived connections here too: keep this process's collector from
+    # pausing it for long (as the server does), or its own pauses would count as latency.
+    collecting = asyncio.ensure_future(keep_collections_short())
     load = Load(args)
     await load.add(args.tables, args.bot_tables)
     loop = asyncio.get_running_loop()
@@ -420,6 +425,7 @@ async def load_main(args: argparse.Namespace) -> None:
                                       timeout=args.lifetime)
         words = line.split()
         if not words or words[0] == "quit":
+            collecting.cancel()
             return
         if words[0] == "go":
             await load.measure(float(words[1]), float(words[2]))

@@ -53,6 +53,7 @@ def serve(
 
     from minodice.server.app import create_app
     from minodice.server.botpool import BotPool
+    from minodice.server.collector import FREEZE_EVERY
     from minodice.server.room import Settings
     from minodice.server.store import Store
 
@@ -73,7 +74,7 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     application = create_app(store, Settings(bot_delay=bot_delay, grace=grace),
                              BotPool(bot_workers), tuple(allow_origin or ()), http_rate,
-                             max(60.0, http_rate * 3))
+                             max(60.0, http_rate * 3), freeze_every=FREEZE_EVERY)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     typer.echo(f"Mino Dice is ready: open http://{shown}:{port}/ in your browser "
                "(Ctrl+C stops the server).")

@@ -35,6 +35,7 @@ from minodice.i18n import LANGUAGES, translator
 from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
 from minodice.server.botpool import BotPool, advice_json, trick_odds_json
+from minodice.server.collector import keep_collections_short
 from minodice.server.lobby import ApiError, Lobby
 from minodice.server.protocol import (
     MAX_MESSAGE,
@@ -270,8 +271,13 @@ def create_app(
     http_rate: float = 20.0,
     http_burst: float = 60.0,
     ws_rate: float = 20.0,
+    freeze_every: float = 0.0,
 ) -> FastAPI:
-    """The server's ASGI app around ``store`` (see the module docstring)."""
+    """The server's ASGI app around ``store`` (see the module docstring).
+
+    ``freeze_every``: seconds between freezes of the garbage collector's long-lived objects
+    (:mod:`.collector`; ``minodice serve`` turns it on, 0 leaves the collector alone).
+    """
     settings = settings or Settings()
     bot_pool = pool or BotPool()
     lobby = Lobby(store, bot_pool, settings)
@@ -282,7 +288,11 @@ def create_app(
         if resumed:
             log.info("resumed %d unfinished tables", resumed)
         warm = asyncio.ensure_future(bot_pool.warm_up())
+        collecting = asyncio.ensure_future(keep_collections_short(freeze_every))
+        tidying = asyncio.ensure_future(lobby.keep_tidy())
         yield
+        tidying.cancel()
+        collecting.cancel()
         warm.cancel()
         await lobby.close()
         bot_pool.close()

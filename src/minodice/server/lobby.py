@@ -7,6 +7,7 @@ here, and write its answer. Errors are :class:`ApiError` with a protocol code
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 import unicodedata
@@ -21,6 +22,7 @@ from minodice.server.store import Store, TableRow, now_ms
 log = logging.getLogger("minodice.server")
 
 NAME_MAX = 24
+FORGET_AFTER = 120.0  # seconds a finished table nobody watches stays in memory
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: readable in a link
 
 
@@ -233,6 +235,25 @@ class Lobby:
         except ApiError:
             raise ApiError(409, "conflict", "your seat at the rematch is taken already") from None
         return new, new_seat, new_token
+
+    def forget_idle(self, quiet_for: float = FORGET_AFTER) -> int:
+        """Forget the finished tables nobody has watched for ``quiet_for`` seconds: the
+        store keeps them, and :meth:`room` loads one again when it is asked for, so that a
+        long-running server holds the tables in play, not every game it ever served.
+        Returns how many were forgotten. No ``await`` between the check and the removal:
+        no connection can join a table in between."""
+        now = self.settings.clock()
+        gone = [tid for tid, room in self.rooms.items()
+                if (since := room.idle_since()) is not None and now - since >= quiet_for]
+        for tid in gone:
+            self.rooms.pop(tid).stop()
+        return len(gone)
+
+    async def keep_tidy(self, every: float = FORGET_AFTER) -> None:
+        """Forget idle finished tables every ``every`` seconds, until cancelled."""
+        while True:
+            await asyncio.sleep(every)
+            self.forget_idle()
 
     async def close(self) -> None:
         for room in list(self.rooms.values()):

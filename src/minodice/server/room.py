@@ -93,6 +93,7 @@ class Room:
         self.table: Table | None = None
         self.lock = asyncio.Lock()
         self.conns: list[Sender] = []
+        self.last_active = settings.clock()  # a connection came or went, a move was made
         n = row.settings["players"]
         self.online = [0] * n
         now = settings.clock()
@@ -212,6 +213,7 @@ class Room:
         self.store.save(self.id, logged, self.row.events, seq=seq, **fields)
         self.row.seq = seq
         self.row.events += len(logged)
+        self.last_active = self.settings.clock()
         for key, value in fields.items():
             setattr(self.row, key, value)
         self._arm_clock()
@@ -294,6 +296,7 @@ class Room:
     async def connect(self, conn: Sender) -> None:
         async with self.lock:
             self.conns.append(conn)
+            self.last_active = self.settings.clock()
             seat = conn.seat
             if seat is not None:
                 self.online[seat] += 1
@@ -315,6 +318,7 @@ class Room:
         async with self.lock:
             if conn in self.conns:
                 self.conns.remove(conn)
+            self.last_active = self.settings.clock()
             seat = conn.seat
             if seat is None or self.closed:
                 return
@@ -426,7 +430,16 @@ class Room:
         for seat in people:
             await self._bot_move(seat, turn, self.settings.stand_in)
 
-    async def close(self) -> None:
+    def idle_since(self) -> float | None:
+        """When a finished table nobody watches went quiet; ``None`` if it is not such a
+        table (still played, someone connected, or busy right now)."""
+        if (self.row.status != "finished" or self.conns or self._tasks
+                or self.lock.locked() or self.closed):
+            return None
+        return self.last_active
+
+    def stop(self) -> None:
+        """Stop every timer and task at once (the table is being forgotten)."""
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
@@ -434,6 +447,9 @@ class Room:
             handle.cancel()
         for task in list(self._tasks):
             task.cancel()
+
+    async def close(self) -> None:
+        self.stop()
         for task in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
