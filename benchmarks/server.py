@@ -34,7 +34,7 @@ each measure the script waits (at most ``--quiet-wait`` s) for other processes t
 and it prints how much CPU they took during the measure ("others%", in % of one core).
 
 Run: ``python benchmarks/server.py [--tables 100,500,1000] [--duration 60] [--warmup 15]
-[--load-procs 1] [--bot-base 200] [--bot-tables 0,5,10,20,40]``. Everything stops by itself;
+[--load-procs 4] [--bot-base 200] [--bot-tables 0,5,10,20,40]``. Everything stops by itself;
 the servers are stopped (process group and all) even on errors or Ctrl-C.
 """
 
@@ -860,12 +860,12 @@ def print_levels(levels: list[Level], ref: Level, think: float) -> None:
     print("resources (CPU in % of one core; machine in % of all cores; others = every process "
           "not ours)")
     print(f"{'level':<12}{'server CPU%':>12}{'ms/action':>10}{'server RSS MB':>14}"
-          f"{'load CPU%':>10}{'load lag p99':>13}{'machine%':>9}{'others%':>8}"
+          f"{'load CPU%':>16}{'load lag p99':>16}{'machine%':>9}{'others%':>8}"
           f"{'view KB':>8}")
     for lv in levels:
         print(f"{lv.name:<12}{fmt(lv.server_cpu, 0):>12}{fmt(lv.cpu_ms_per_action, 2):>10}"
-              f"{fmt(lv.server_rss, 0):>14}{'+'.join(fmt(c, 0) for c in lv.load_cpu):>10}"
-              f"{'/'.join(fmt(x, 0) for x in lv.load_lag_p99):>13}"
+              f"{fmt(lv.server_rss, 0):>14}{'+'.join(fmt(c, 0) for c in lv.load_cpu):>16}"
+              f"{'/'.join(fmt(x, 0) for x in lv.load_lag_p99):>16}"
               f"{fmt(lv.machine_cpu, 0):>9}{fmt(lv.others_cpu, 0):>8}{fmt(lv.view_kb, 1):>8}")
 
 
@@ -906,7 +906,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ref-think", type=float, default=0.1,
                         help="think time at the one-table reference (more samples)")
     parser.add_argument("--ref-duration", type=float, default=20.0)
-    parser.add_argument("--load-procs", type=int, default=1, help="load processes")
+    parser.add_argument("--load-procs", type=int, default=4,
+                        help="load processes (one Python process holding 4,000 WebSockets "
+                        "lags by itself: its own delay would count as the server's)")
     parser.add_argument("--no-spread", dest="spread", action="store_false",
                         help="start every game at its beginning (no quick play first)")
     parser.add_argument("--no-compression", action="store_true",

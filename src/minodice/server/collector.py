@@ -1,18 +1,20 @@
 """The garbage collector, kept from stopping every table at once.
 
 CPython's full collection walks every object it tracks. A server with 1,000 tables and
-4,000 WebSockets tracks millions (games, connections, their buffers), and a full
-collection then took 0.6-0.8 s every 20-30 s (``benchmarks/server.py`` at 1,000 tables,
-measured with a ``gc.callbacks`` timer), during which no table moves: most of a p99
-latency target of 100 ms gone at once. Almost all of those objects live as long as their
-table or connection, and the collections found a few hundred dead cycles each time.
+4,000 WebSockets tracks some 700,000 (games, connections and their coroutines), and a
+full collection took 0.6-0.8 s every 20-30 s there (``benchmarks/server.py`` at 1,000
+tables, timed with ``gc.callbacks``), during which no table moves. Almost all of those
+objects live as long as their table or connection; each collection found a few hundred
+dead ones.
 
 So the server freezes what is alive every ``freeze_every`` seconds (``gc.freeze``: the
-automatic collections no longer walk it, and only the young objects are collected often),
-and once every ``sweep_every`` seconds unfreezes everything and collects it whole, so that
-cycles that died while frozen (a closed connection's, say) are reclaimed after all: one
-long pause in a quarter of an hour instead of one in half a minute. ``freeze_every=0``
-leaves the collector as Python has it.
+automatic collections no longer walk it; a young collection first, so that the young dead
+are not frozen with the living). The automatic full collections then walk a few seconds'
+worth of new objects: 40-70 ms at 1,000 tables instead of 600-800 ms. Once every
+``sweep_every`` seconds everything is unfrozen and collected whole, so that cycles that
+died while frozen (a closed connection's, say) are reclaimed after all: one long pause a
+quarter of an hour instead of two a minute. ``freeze_every=0`` leaves the collector as
+Python has it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from collections.abc import Callable
 
 log = logging.getLogger("minodice.server")
 
-FREEZE_EVERY = 30.0   # seconds between freezes of what is alive
+FREEZE_EVERY = 5.0    # seconds between freezes of what is alive
 SWEEP_EVERY = 900.0   # seconds between whole collections of everything
 
 
