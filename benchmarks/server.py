@@ -1007,7 +1007,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"load: {args.load_procs} load process(es) sharing the machine; think "
               f"{args.think:g} s; warm-up {args.warmup:g} s, measured {args.duration:g} s; "
               f"games {'spread over their stages first' if args.spread else 'from the start'};"
-              f" WebSocket compression {'off' if args.no_compression else 'on (deflate)'}")
+              + (" clients ask for no WebSocket compression" if args.no_compression else
+                 " clients offer deflate (minodice serve declines it)"))
         print("latency: sending an action -> the first view that shows it (load-process clock)")
         print(flush=True)
         with Session(args, workdir, "reference", 1, 1, args.ref_think, False) as session:
