@@ -47,7 +47,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -247,25 +247,36 @@ def _bot_text(spec: str, text: object) -> str:
     return shown if shown.startswith(prefix) else f"{prefix}: {shown}"
 
 
+def _start_up(child: _Child, request: tuple[Any, ...] | None, deadline: float, doing: str,
+              failed: str, give_up: Callable[[], None]) -> None:
+    """Send ``request`` (if any) and wait for the child's "ok" by ``deadline``; on any
+    failure give the child up and raise a BotError naming the bot and what it was
+    ``doing`` ("loading", "being made")."""
+    spec = child.spec
+    try:
+        if request is not None:
+            child.send(request)
+        answer = child.receive(max(0.0, deadline - time.monotonic()))
+    except _LateError:
+        give_up()
+        raise BotError(f"bot {spec!r} took longer than {CREATE_SECONDS:g} s to "
+                       "start") from None
+    except _GoneError as gone:
+        give_up()
+        raise BotError(f"bot {spec!r} {_gone_text(gone.status)} while {doing}") from None
+    except _GarbledError as bad:
+        give_up()
+        raise BotError(f"bot {spec!r} sent {bad} while {doing}") from None
+    if answer.get("ok") is not True:
+        give_up()
+        raise BotError(_bot_text(spec, answer.get("error", failed)))
+
+
 def _ready(child: _Child, deadline: float) -> None:
     """Wait until ``child`` has loaded its bot's code; BotError naming it otherwise."""
     if child.loaded:
         return
-    try:
-        answer = child.receive(max(0.0, deadline - time.monotonic()))
-    except _LateError:
-        child.kill()
-        raise BotError(f"bot {child.spec!r} took longer than {CREATE_SECONDS:g} s to "
-                       "start") from None
-    except _GoneError as gone:
-        child.kill()
-        raise BotError(f"bot {child.spec!r} {_gone_text(gone.status)} while loading") from None
-    except _GarbledError as bad:
-        child.kill()
-        raise BotError(f"bot {child.spec!r} sent {bad} while loading") from None
-    if answer.get("ok") is not True:
-        child.kill()
-        raise BotError(_bot_text(child.spec, answer.get("error", "could not be loaded")))
+    _start_up(child, None, deadline, "loading", "could not be loaded", child.kill)
     child.loaded = True
 
 
@@ -338,22 +349,7 @@ class SandboxedBot:
         self._child: _Child | None = child
         self._finalizer = weakref.finalize(self, child.kill)
         _ready(child, deadline)
-        try:
-            child.send(("new",))
-            answer = child.receive(max(0.0, deadline - time.monotonic()))
-        except _LateError:
-            self.close()
-            raise BotError(f"bot {spec!r} took longer than {CREATE_SECONDS:g} s to "
-                           "start") from None
-        except _GoneError as gone:
-            self.close()
-            raise BotError(f"bot {spec!r} {_gone_text(gone.status)} while being made") from None
-        except _GarbledError as bad:
-            self.close()
-            raise BotError(f"bot {spec!r} sent {bad} while being made") from None
-        if answer.get("ok") is not True:
-            self.close()
-            raise BotError(_bot_text(spec, answer.get("error", "could not be made")))
+        _start_up(child, ("new",), deadline, "being made", "could not be made", self.close)
 
     def close(self) -> None:
         """End the bot's process (idempotent)."""
