@@ -105,9 +105,12 @@ __all__ = ["TableApp", "save_table"]
 def short_path(path: Path, limit: int = 50) -> str:
     """``path`` short enough for the prompt line: the home folder as ``~``, and a long
     path as its last folder and file name (the note after play gives it whole)."""
-    home = Path.home()
     shown = str(path)
-    if path.is_relative_to(home):
+    try:
+        home = Path.home()
+    except RuntimeError:  # no home folder known: the path as it is
+        home = None
+    if home is not None and path.is_relative_to(home):
         shown = str(Path("~") / path.relative_to(home))
     if len(shown) > limit:
         shown = str(Path("…") / path.parent.name / path.name)
