@@ -64,8 +64,8 @@ def test_the_sentence_gives_the_rounds_simulated(monkeypatch: pytest.MonkeyPatch
         few, many = numbers
         contenders = sorted(b for b, c in counts.items() if c == many)
         assert len(contenders) == 3
-        found = re.search(r"Simulated rounds: (\d+) for every bid, (\d+) for each of the most "
-                          r"promising \(([\d, ]+)\)", sentence)
+        found = re.search(r"Simulated rounds: (\d+) for every bid, (\d+) in all for each of "
+                          r"the most promising \(([\d, ]+)\)", sentence)
         assert found, sentence
         assert int(found[1]) == few
         assert int(found[2]) == many
@@ -91,7 +91,7 @@ def test_the_table_and_the_json_give_the_rounds_of_each_bid(
     assert f"From {numbers[0]} simulated rounds for every bid" in sentence
     if len(numbers) == 2:
         bids = ", ".join(str(b) for b in sorted(b for b, c in counts.items() if c == numbers[1]))
-        assert f"and {numbers[1]} for each of the most promising ({bids})" in sentence
+        assert f"and {numbers[1]} in all for each of the most promising ({bids})" in sentence
     assert "per bid" not in sentence
 
 

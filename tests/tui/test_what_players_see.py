@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+from rich.cells import cell_len
 from textual.widgets import Static
 
 from minodice.core.actions import Roll
@@ -52,12 +54,46 @@ async def test_leading_shows_an_empty_trick_and_the_previous_one(tmp_path: Path)
         winner = view.round_trick_winners[done - 1]
         marked = [line for line in lines if line.endswith("◀")]
         assert len(marked) == 1
-        assert marked[0].startswith(app.names[winner][:10])
+        assert app.names[winner].startswith(marked[0].split()[0].rstrip("…"))
         checked.append(done)
 
     async with app.run_test(size=(80, 24)) as pilot:
         await play_through(pilot, app, choose_bid=lambda a: 1, on_screen=look)
     assert len(checked) >= 5  # the person led several tricks after the first of a round
+
+
+@pytest.mark.parametrize(("lang", "players", "people"), [
+    ("en", 6, ("Ana",)), ("de", 4, ("Ana",)), ("en", 5, ("Anastasia-Marie",)),
+])
+async def test_the_trick_panel_fits_whole(tmp_path: Path, lang: str, players: int,
+                                          people: tuple[str, ...]) -> None:
+    """At 80×24 no line of the trick panel wraps (a long name gives way, never a die),
+    and the previous trick, when shown, shows every die and its winner."""
+    table = new_table(players, list(people), ["easy"], "mino", "standard", 3)
+    app = TableApp(table, lang, tmp_path / "game.json", delay=0)
+    shown = 0
+
+    def look(app: TableApp, _text: str) -> None:
+        nonlocal shown
+        if len(app.screen_stack) > 1:
+            return
+        box = app.query_one("#trick", Static)
+        lines = panel(app, "#trick").splitlines()
+        width, height = box.content_size.width, box.content_size.height
+        assert len(lines) <= height, lines
+        for line in lines:
+            assert cell_len(line) <= width, (line, width)
+        heading = "Previous trick" if lang == "en" else "Voriger Stich"
+        if heading in lines:
+            previous = lines[lines.index(heading) + 1:]
+            assert len(previous) == players, lines
+            assert all("→" in line for line in previous)
+            assert sum(line.endswith("◀") for line in previous) == 1
+            shown += 1
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_through(pilot, app, on_screen=look)
+    assert shown > 3
 
 
 async def test_the_dice_rolled_this_round_are_counted(tmp_path: Path) -> None:
@@ -121,11 +157,13 @@ async def test_the_advisor_during_play_and_the_rounds_tricks(tmp_path: Path) -> 
         text = screen_text(app)
         assert "Tricks this round" in text
         view = app.table.view(None)
-        for number in range(1, len(view.round_trick_winners) + 1):
+        done = len(view.round_trick_winners)
+        assert text.count("→") == view.players * done  # every die of every trick, whole
+        assert text.count("◀") == done                  # one winner each
+        for number, winner in enumerate(view.round_trick_winners, start=1):
             row = next(line for line in text.splitlines()
                        if re.match(rf"{number}\s", line.strip(" █")))
-            assert row.count("→") == view.players
-            assert row.count("◀") == 1
+            assert app.names[winner] in row
 
 
 async def test_a_new_game_at_the_end(tmp_path: Path) -> None:

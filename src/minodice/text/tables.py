@@ -93,5 +93,5 @@ def advice_samples_line(advice: Advice) -> str:
     if first == most:
         return f"Simulated rounds: {first} for every bid."
     contenders = ", ".join(str(b) for b in advice.contenders)
-    return (f"Simulated rounds: {first} for every bid, {most} for each of the most promising "
-            f"({contenders}).")
+    return (f"Simulated rounds: {first} for every bid, {most} in all for each of the most "
+            f"promising ({contenders}).")

@@ -34,7 +34,7 @@ START_MARK = "◆"   # the round's start player
 #: default name is checked against them in every language).
 COLUMN_HEADERS = (N_("Player"), N_("Bid"), N_("Won"), N_("Total"), N_("Points"), N_("Bonus"),
                   N_("Round"), N_("Place"), N_("Makes it"), N_("Expected score"), N_("Trick"),
-                  N_("Die"), N_("Takes the trick"))
+                  N_("Die"), N_("Takes the trick"), N_("Winner"), N_("Dice"))
 
 COLOUR_STYLES = {
     "brown": "bold dark_orange3", "green": "bold green3", "blue": "bold dodger_blue1",
@@ -110,9 +110,11 @@ def trick_panel(words: Words, ds: DiceSet, rolls: Sequence[Shown], names: Sequen
                 previous: tuple[Sequence[Shown], int] | None = None,
                 rows: int = 0, width: int = 0) -> Text:
     """The dice rolled so far in this trick, the colour to follow, and a roll in flight;
-    ``winner`` once the trick is won. Below, the ``previous`` trick of the round (its dice
-    and winner), when it fits in ``rows`` lines (0: always); its winning die is bold, and
-    marked when the line has room in ``width`` columns (0: always)."""
+    ``winner`` once the trick is won. Below, the ``previous`` trick of the round (its dice,
+    the winning one bold and marked ◀), when it fits in ``rows`` lines (0: always).
+
+    With ``width``, every line fits it (a long name is shortened, never a die), so that
+    the count of lines is the count of rows and nothing is pushed out of the panel."""
     _ = words._
     out = Text()
     out.append(_("Trick") + "\n", style="underline")
@@ -124,39 +126,65 @@ def trick_panel(words: Words, ds: DiceSet, rolls: Sequence[Shown], names: Sequen
         out.append(_("No colour yet"), style="dim")
     out.append("\n")
     name_width = min(10, max(len(n) for n in names))
-    _append_rolls(out, words, ds, rolls, names, name_width)
+    for seat, kind, code in rolls:
+        out.append_text(_roll_line(words, ds.kinds[kind], ds.face_of_code(code).name,
+                                   names[seat], name_width, width))
     if rolling is not None:
         seat, kind, face = rolling
-        out.append(f"{names[seat][:name_width]:<{name_width}} ")
-        out.append_text(die_text(words, ds.kinds[kind]))
-        out.append(f" … {words.face(face)}", style="blink")
-        out.append("\n")
+        die = ds.kinds[kind]
+        shown = SYMBOL_MARK if die.special and face == die.name else words.face(face)
+        line = die_text(words, die)
+        line.append(f" … {shown}", style="blink")
+        out.append_text(_named(names[seat], line, name_width, width))
     if winner is not None:
-        out.append(_("Won by {name}").format(name=names[winner]) + "\n", style="bold green")
+        out.append_text(_fitted(_("Won by {name}"), names[winner], width, "bold green"))
     if previous is not None:
         dice, taker = previous
-        if not rows or len(out.split()) + 1 + len(dice) <= rows:
+        if not rows or len(out.split()) + 2 + len(dice) <= rows:  # a blank, the heading
             out.append("\n")
             out.append(_("Previous trick"), style="dim underline")
             out.append("\n")
-            _append_rolls(out, words, ds, dice, names, name_width, taker, width)
+            for seat, kind, code in dice:
+                out.append_text(_roll_line(words, ds.kinds[kind], ds.face_of_code(code).name,
+                                           names[seat], name_width, width, seat == taker))
     out.rstrip()
     return out
 
 
-def _append_rolls(out: Text, words: Words, ds: DiceSet, rolls: Sequence[Shown],
-                  names: Sequence[str], name_width: int, taker: int | None = None,
-                  width: int = 0) -> None:
-    """One line per die; with ``taker``, a finished trick: dim, but for the winning die."""
-    for seat, kind, code in rolls:
-        line = Text(f"{names[seat][:name_width]:<{name_width}} ")
-        line.append_text(die_text(words, ds.kinds[kind], ds.face_of_code(code).name))
-        if taker is not None:
-            line.stylize("bold" if seat == taker else "dim")
-            if seat == taker and (not width or len(line) + 2 <= width):
-                line.append(" ◀", style="bold")
-        out.append_text(line)
-        out.append("\n")
+def _roll_line(words: Words, kind: DieKind, face: str, name: str, name_width: int,
+               width: int, taker: bool | None = None) -> Text:
+    """``name  die→face``; in a finished trick (``taker`` not None) dim, but the winning
+    die bold and marked."""
+    die = die_text(words, kind, face)
+    if taker:
+        die.append(" ◀", style="bold")
+    line = _named(name, die, name_width, width)
+    if taker is not None:
+        line.stylize("bold" if taker else "dim")
+    return line
+
+
+def _named(name: str, what: Text, name_width: int, width: int) -> Text:
+    """``name`` in a column of ``name_width``, then ``what``, on one line of at most
+    ``width`` columns (0: any): the name gives way, shortened with "…", down to nothing."""
+    room = name_width if not width else min(name_width, width - 1 - what.cell_len)
+    if room <= 0:
+        line = what.copy()
+    else:
+        shown = name if len(name) <= room else name[:room - 1] + "…"
+        line = Text(f"{shown:<{room}} ")
+        line.append_text(what)
+    line.append("\n")
+    return line
+
+
+def _fitted(template: str, name: str, width: int, style: str) -> Text:
+    """``template`` with ``name`` filled in, the name shortened until the line fits."""
+    text = template.format(name=name)
+    while width and len(text) > width and len(name) > 1:
+        name = name[:-2] + "…"
+        text = template.format(name=name)
+    return Text(text + "\n", style=style)
 
 
 def rolled_this_round(words: Words, ds: DiceSet, rolls: Sequence[Shown], width: int) -> Text:
@@ -185,21 +213,22 @@ def rolled_this_round(words: Words, ds: DiceSet, rolls: Sequence[Shown], width: 
 
 def round_tricks_table(words: Words, ds: DiceSet, tricks: Sequence[tuple[Sequence[Shown], int]],
                        names: Sequence[str]) -> Table:
-    """The tricks of this round so far: one row each, a column per player; the die that
-    took the trick is marked."""
+    """The tricks of this round so far: one row each, its winner, and its dice in the
+    order rolled, one a line (the winning one bold and marked): any number of players
+    fits any width, and the page scrolls."""
     _ = words._
     table = Table(box=SIMPLE_HEAD, expand=False)
     table.add_column(_("Trick"), justify="right", no_wrap=True, min_width=len(_("Trick")))
-    for name in names:
-        table.add_column(Text(name[:12]), no_wrap=True)
+    table.add_column(_("Winner"), no_wrap=True, max_width=12, overflow="ellipsis")
+    table.add_column(_("Dice"), ratio=1)
     for number, (rolls, taker) in enumerate(tricks, start=1):
-        cells: list[Text] = [Text("")] * len(names)
+        width = min(12, max(len(names[seat]) for seat, _k, _c in rolls))
+        dice = Text()
         for seat, kind, code in rolls:
-            cell = die_text(words, ds.kinds[kind], ds.face_of_code(code).name)
-            if seat == taker:
-                cell.append(" ◀", style="bold")
-            cells[seat] = cell
-        table.add_row(str(number), *cells)
+            dice.append_text(_roll_line(words, ds.kinds[kind], ds.face_of_code(code).name,
+                                        names[seat], width, 0, seat == taker))
+        dice.rstrip()
+        table.add_row(str(number), Text(names[taker]), dice, end_section=True)
     return table
 
 
@@ -242,7 +271,8 @@ def players_panel(words: Words, view: SeatView, names: Sequence[str], active: in
 
 
 def round_table(words: Words, view: SeatView, names: Sequence[str], index: int) -> Table:
-    """One finished round: bid, tricks won, points and bonus per player (the page it is
+    """One finished round: bid, tricks won, the bid's points and the bonus apart (their
+    sum is the round's score: nobody adds the bonus twice), and the total (the page it is
     shown on names the round)."""
     _ = words._
     past = view.history[index]
@@ -251,8 +281,10 @@ def round_table(words: Words, view: SeatView, names: Sequence[str], index: int) 
         table.add_column(title, justify="left" if title == _("Player") else "right")
     for seat, name in enumerate(names):
         won = past.trick_winners.count(seat)
-        table.add_row(Text(name), str(past.bids[seat]), str(won), f"{past.points[seat]:+d}",
-                      str(past.bonus[seat]) if past.bonus[seat] else "", str(past.totals[seat]))
+        bonus = past.bonus[seat]
+        table.add_row(Text(name), str(past.bids[seat]), str(won),
+                      f"{past.points[seat] - bonus:+d}", f"{bonus:+d}" if bonus else "",
+                      str(past.totals[seat]))
     return table
 
 
@@ -310,8 +342,8 @@ def advice_basis(words: Words, advice: Advice) -> str:
     if first == most:
         return _("From {n} simulated rounds for every bid, everyone playing for their "
                  "bid.").format(n=first)
-    return _("From {first} simulated rounds for every bid and {most} for each of the most "
-             "promising ({bids}), everyone playing for their bid.").format(
+    return _("From {first} simulated rounds for every bid and {most} in all for each of the "
+             "most promising ({bids}), everyone playing for their bid.").format(
                  first=first, most=most, bids=", ".join(str(b) for b in advice.contenders))
 
 

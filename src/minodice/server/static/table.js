@@ -387,8 +387,8 @@ class TablePage {
       h("h2", {}, _("End of round {n}", { n: past.round })),
       h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, [_("Player"), _("Bid"), _("Won"), _("Points"), _("Bonus"), _("Total")].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, names.map((n, i) => h("tr", {}, h("th", { scope: "row" }, n), h("td", {}, String(past.bids[i])),
-          h("td", {}, String(past.tricks_won[i])), h("td", {}, (past.points[i] > 0 ? "+" : "") + past.points[i]),
-          h("td", {}, past.bonus[i] ? String(past.bonus[i]) : ""), h("td", {}, String(past.totals[i]))))))),
+          h("td", {}, String(past.tricks_won[i])), h("td", {}, signed(past.points[i] - past.bonus[i])),
+          h("td", {}, past.bonus[i] ? signed(past.bonus[i]) : ""), h("td", {}, String(past.totals[i]))))))),
       v.status === "playing" ? h("button", { onclick: () => { this.summaryFor = past.round; this.render(this.view); } }, _("Continue")) : null);
   }
 
@@ -553,5 +553,9 @@ export function adviceBasis(a) {
     return _("From {n} simulated rounds for every bid, everyone playing for their bid.", { n: first });
   }
   const bids = a.bids.filter((b) => b.samples === most).map((b) => b.bid).join(", ");
-  return _("From {first} simulated rounds for every bid and {most} for each of the most promising ({bids}), everyone playing for their bid.", { first, most, bids });
+  return _("From {first} simulated rounds for every bid and {most} in all for each of the most promising ({bids}), everyone playing for their bid.", { first, most, bids });
 }
+
+/** A round's points with their sign; the bid's points and the bonus are shown apart
+ * (a round's score is their sum), so that nobody adds the bonus twice. */
+function signed(n) { return (n > 0 ? "+" : "") + n; }
