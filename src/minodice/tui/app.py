@@ -740,7 +740,7 @@ class TableApp(App[None]):
         view = self.seat_view()
         seat = view.seat
         if self.mode == "play" and seat is not None and seat == self.active:
-            hint = advise_play(view)
+            hint = advise_play(view, seed=0)  # the same question, the same answer
             self.push_screen(PageScreen(
                 _("Play advisor"), render.play_advice_page(self.words, view.dice_set, hint),
                 _("Enter or Esc closes this page.")))
