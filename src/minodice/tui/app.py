@@ -49,7 +49,7 @@ from minodice.core.actions import Action, Bid, Roll
 from minodice.core.record import dumps_record
 from minodice.core.rules import winners
 from minodice.core.state import Phase
-from minodice.core.view import SeatView
+from minodice.core.view import PublicRoll, SeatView
 from minodice.i18n import translator
 from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
@@ -188,11 +188,13 @@ class TableApp(App[None]):
         view = self.table.view(None)
         if view.phase in (Phase.PLAY, Phase.ROLL):  # a resumed game, in the middle of a round
             ds = view.dice_set
-            for rolls, winner in zip(view.round_tricks, view.round_trick_winners, strict=False):
-                self.round_log.append(
-                    ([(r.seat, ds.kind(r.kind).index, r.face.code) for r in rolls], winner))
-            self.shown_trick = [(r.seat, ds.kind(r.kind).index, r.face.code)
-                                for r in view.trick]
+
+            def shown(rolls: tuple[PublicRoll, ...]) -> list[render.Shown]:
+                return [(r.seat, ds.kind(r.kind).index, r.face.code) for r in rolls]
+
+            self.round_log = [(shown(rolls), winner) for rolls, winner in
+                              zip(view.round_tricks, view.round_trick_winners, strict=False)]
+            self.shown_trick = shown(view.trick)
         self.say(self.round_message(view.round_no))
         self.refresh_table()
         self.call_after_refresh(self.next_decision)
@@ -242,7 +244,7 @@ class TableApp(App[None]):
         if not won:
             rolled += self.shown_trick
         width = players_box.content_size.width or 28
-        self.query_one("#players", Static).update(Group(
+        players_box.update(Group(
             render.players_panel(self.words, view, names, self.active, self.frozen_round),
             Text(),
             Padding(render.rolled_this_round(self.words, view.dice_set, rolled, width - 2),
