@@ -2,7 +2,7 @@
 
 CPython's full collection walks every object it tracks. A server with 1,000 tables and
 4,000 WebSockets tracks some 700,000 (games, connections and their coroutines), and a
-full collection took 0.6-0.8 s every 20-30 s there (``benchmarks/server.py`` at 1,000
+full collection took 0.6-0.8 s every 17-25 s there (``benchmarks/server.py`` at 1,000
 tables, timed with ``gc.callbacks``), during which no table moves. Almost all of those
 objects live as long as their table or connection; each collection found a few hundred
 dead ones.
