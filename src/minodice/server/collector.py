@@ -13,7 +13,7 @@ are not frozen with the living). The automatic full collections then walk a few 
 worth of new objects: 40-70 ms at 1,000 tables instead of 600-800 ms. Once every
 ``sweep_every`` seconds everything is unfrozen and collected whole, so that cycles that
 died while frozen (a closed connection's, say) are reclaimed after all: one long pause a
-quarter of an hour instead of two a minute. ``freeze_every=0`` leaves the collector as
+quarter of an hour instead of one every 17-25 s. ``freeze_every=0`` leaves the collector as
 Python has it.
 """
 
