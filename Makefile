@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve demo test lint typecheck check bench compiled golden i18n clean
+.PHONY: play serve demo test lint typecheck check browser bench compiled golden i18n clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,10 +21,18 @@ serve: $(STAMP)  ## the main job: the game in the browser (and for bots and netw
 demo: $(STAMP)  ## a simulated game replayed on screen (no keyboard needed)
 	$(BIN)/minodice demo
 
-test: $(STAMP)  ## the whole test suite, type check and lint
+test: $(STAMP) browser  ## the whole test suite, type check and lint (installs what it needs)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest
+
+check: $(STAMP)  ## the inner loop: lint, types and the fast tests (no server, browser, terminal)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/pytest -m "not slow"
+
+browser:  ## Debian's chromium for the browser tests (installed once, as root or with sudo)
+	sh scripts/ensure_chromium.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -14,3 +14,17 @@ def trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "trace"
     monkeypatch.setenv("MINODICE_TEST_TRACE", str(path))
     return path
+
+
+#: Folders whose every test runs a real server, browser or terminal: ``slow``, so that
+#: ``make check`` (``-m "not slow"``) leaves them to ``make test``.
+SLOW_FOLDERS = ("online", "browser", "tui")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test of :data:`SLOW_FOLDERS` ``slow`` (the others mark themselves)."""
+    tests = Path(__file__).parent
+    for item in items:
+        path = Path(str(item.path))
+        if path.is_relative_to(tests) and path.relative_to(tests).parts[0] in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)

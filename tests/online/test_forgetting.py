@@ -24,7 +24,7 @@ class Conn:
 
 
 async def finished_game(lobby: Lobby, rng: random.Random) -> tuple[Room, list[Conn]]:
-    room, _host = lobby.create(3, "mino", "standard", None, None, False)
+    room, _host = await lobby.create(3, "mino", "standard", None, None, False)
     for i in range(3):
         await lobby.join(room.id, f"P{i}", None)
     conns = [Conn(i) for i in range(3)]
@@ -34,7 +34,7 @@ async def finished_game(lobby: Lobby, rng: random.Random) -> tuple[Room, list[Co
     assert table is not None
     while not table.is_over():
         seat = rng.choice(table.to_act())
-        room.apply(seat, rng.choice(table.legal(seat)))
+        await room.apply(seat, rng.choice(table.legal(seat)))
     return room, conns
 
 
@@ -52,7 +52,7 @@ async def test_finished_unwatched_tables_are_forgotten_and_come_back() -> None:
     try:
         left, left_conns = await finished_game(lobby, rng)
         watched, _watched_conns = await finished_game(lobby, rng)
-        playing, _ = lobby.create(3, "mino", "standard", None, None, False)
+        playing, _ = await lobby.create(3, "mino", "standard", None, None, False)
         record = json.dumps(left.record(), sort_keys=True)
         before = last_view(left_conns[1])
         for conn in left_conns:

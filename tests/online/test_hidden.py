@@ -403,8 +403,8 @@ class LogTrap(logging.Handler):
 
 async def settle(room: Room, probe: Probe) -> None:
     """Let the bots' tasks run until the room waits for a person (or is over)."""
-    for _ in range(10_000):
-        await asyncio.sleep(0)
+    for _ in range(30_000):  # a hang guard of 30 s and more: writes run on their own thread
+        await asyncio.sleep(0.001)
         if not room._tasks and not room._pumping:
             probe.fail_if_any()
             return
@@ -503,7 +503,7 @@ async def play_game(params: dict[str, Any]) -> Probe:
     try:
         with patch.object(lobby_module, "secrets", FakeSecrets(rng)):
             bots: list[str | None] = list(params["bots"])
-            room, host = lobby.create(players, params["edition"], params["variant"], bots,
+            room, host = await lobby.create(players, params["edition"], params["variant"], bots,
                                       params["turn_seconds"], False)
             probe.room = room
             spectators = [FakeConn(probe, None) for _ in range(params["spectators"])]
@@ -636,7 +636,7 @@ def test_a_game_through_the_real_bot_pool() -> None:
         pool = BotPool(workers=1)
         lobby = Lobby(store, pool, Settings(bot_delay=0, grace=3600.0))
         try:
-            room, _host = lobby.create(4, "skull-king", "standard",
+            room, _host = await lobby.create(4, "skull-king", "standard",
                                        [None, "easy", "random", None], None, False)
             probe.room = room
             spectator = FakeConn(probe, None)
@@ -687,7 +687,7 @@ async def _round_trips(players: int, edition: str, variant: str, seed: int,
     checked = 0
     try:
         with patch.object(lobby_module, "secrets", FakeSecrets(rng)):
-            room, _host = lobby.create(players, edition, variant, None, None, False)
+            room, _host = await lobby.create(players, edition, variant, None, None, False)
             for i in range(players):
                 await lobby.join(room.id, f"P{i}", None)
         table = room.table
@@ -708,7 +708,7 @@ async def _round_trips(players: int, edition: str, variant: str, seed: int,
             if table.is_over():
                 break
             seat = rng.choice(table.to_act())
-            room.apply(seat, rng.choice(table.legal(seat)))
+            await room.apply(seat, rng.choice(table.legal(seat)))
             step += 1
     finally:
         await lobby.close()

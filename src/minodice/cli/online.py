@@ -135,6 +135,68 @@ def join(
     typer.echo("final: " + ", ".join(f"{n} {t}" for n, t in zip(names, totals, strict=True)))
 
 
+@app.command(name="table")
+def inspect_table(
+    table_id: Annotated[str, typer.Argument(metavar="TABLE", help="The table's id (from its "
+                                            "link /t/TABLE, or the server's log).")],
+    db: Annotated[
+        Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--db", help="The server's SQLite file (default: as minodice serve)."),
+    ] = None,
+    events: Annotated[bool, typer.Option("--events", help="Also list the logged events, "
+                                         "one JSON line each.")] = False,
+) -> None:
+    """Inspect one table of a server's store: its settings, seats and log, and whether the
+    log still replays (exit 1 for a damaged table, one the server set aside)."""
+    from datetime import UTC, datetime
+
+    from minodice.server.room import rebuilt_table
+    from minodice.server.store import Store
+
+    path = db or default_db()
+    if not path.is_file():
+        typer.echo(f"minodice table: no database at {path}", err=True)
+        raise typer.Exit(1)
+    try:
+        store = Store.sqlite(path, upgrade=False)  # inspecting changes nothing
+    except Exception as exc:  # not a database, not readable
+        typer.echo(f"minodice table: cannot open the database {path}: "
+                   f"{type(exc).__name__}", err=True)
+        raise typer.Exit(1) from None
+    try:
+        row = store.row(table_id)
+        if row is None:
+            typer.echo(f"minodice table: no table {printable(table_id)!r} in {path}", err=True)
+            raise typer.Exit(1)
+        texts = store.event_texts(table_id)
+        s = row.settings
+        when = datetime.fromtimestamp(row.created_at / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+        typer.echo(f"table {row.id}: {row.status}, {s.get('players')} players "
+                   f"({s.get('edition')}, {s.get('variant')}), created {when} UTC")
+        for i, seat in enumerate(row.seats):
+            who = f"bot {seat.get('bot')}" if seat.get("bot") else "person"
+            name = printable(str(seat.get("name"))) if seat.get("name") else "(free)"
+            typer.echo(f"  seat {i + 1}: {name} ({who})")
+        typer.echo(f"log: {len(texts)} events, seq {row.seq}")
+        problem = ""
+        try:
+            loaded = store.load(table_id)
+            assert loaded is not None
+            rebuilt_table(loaded)
+        except Exception as exc:  # whatever the damage makes the load or replay raise
+            problem = one_line(f"{type(exc).__name__}: {exc}")
+        if not events:
+            texts = []
+        for text in texts:
+            typer.echo(f"  {printable(text)}")
+    finally:
+        store.close()
+    if problem:
+        typer.echo(f"damaged: {problem}")
+        raise typer.Exit(1)
+    typer.echo("sound: the log replays to the table's state")
+
+
 @app.command()
 def verify(
     record_file: Annotated[str, typer.Argument(metavar="RECORD", help="A finished server "

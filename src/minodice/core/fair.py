@@ -55,6 +55,10 @@ class FairStream:
         self.position = position
         self._block: tuple[int, bytes] = (-1, b"")
 
+    @property
+    def key(self) -> bytes:
+        return self._key
+
     def _word(self) -> int:
         index, offset = divmod(self.position * _WORD, 32)
         if self._block[0] != index:

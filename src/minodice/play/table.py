@@ -25,6 +25,7 @@ the bids already made in a round still being bid.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -140,6 +141,10 @@ class Chance(Protocol):
         """What a snapshot needs to pick this source up again."""
         ...
 
+    def fork(self) -> Chance:
+        """An independent source that goes on from where this one stands."""
+        ...
+
 
 class SeededChance:
     """Local games: each deal and roll from a generator seeded by the game seed and the
@@ -171,6 +176,9 @@ class SeededChance:
     def to_json(self) -> dict[str, Any]:
         return {"scheme": "seeded", "seed": self.seed}
 
+    def fork(self) -> SeededChance:
+        return self  # every outcome follows from the state's place: nothing to copy
+
 
 class FairChance:
     """Server games: the ``minodice-fair-1`` stream, dealing and rolling in game order."""
@@ -188,6 +196,9 @@ class FairChance:
 
     def to_json(self) -> dict[str, Any]:
         return {"scheme": "minodice-fair-1", "position": self.stream.position}
+
+    def fork(self) -> FairChance:
+        return FairChance(self.stream.key, self.stream.position)
 
 
 # -- the table -----------------------------------------------------------------------------
@@ -332,6 +343,22 @@ class Table:
         else:
             events.extend(self._roll())
         return events
+
+    def fork(self) -> Table:
+        """An independent copy to make a change on: a server makes a move on a fork,
+        writes it, and only then takes the fork for the table, so that a move whose write
+        fails leaves no trace, and nobody reading the table meanwhile sees it."""
+        other = copy.copy(self)
+        other._state = self._state.clone()
+        other.chance = self.chance.fork()
+        other.extra = dict(self.extra)
+        other._bots = dict(self._bots)
+        return other
+
+    def adopt(self, fork: Table) -> None:
+        """Become ``fork`` (made by :meth:`fork` and changed since): whoever holds this
+        table sees the change, and nobody saw it before it was adopted."""
+        vars(self).update(vars(fork))
 
     def _deal_pending(self) -> list[Event]:
         state = self._state

@@ -284,9 +284,12 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        resumed = lobby.resume_all()
+        resumed = await lobby.resume_all()
         if resumed:
             log.info("resumed %d unfinished tables", resumed)
+        if lobby.damaged:
+            log.error("%d tables are damaged and set aside: %s", len(lobby.damaged),
+                      ", ".join(sorted(lobby.damaged)))
         warm = asyncio.ensure_future(bot_pool.warm_up())
         collecting = asyncio.ensure_future(keep_collections_short(freeze_every))
         tidying = asyncio.ensure_future(lobby.keep_tidy())
@@ -394,7 +397,7 @@ def create_app(
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable) -> dict[str, Any]:
         """Create a table; bot seats are taken at once, the rest wait for people."""
-        room, host_token = lobby.create(body.players, body.edition, body.variant,
+        room, host_token = await lobby.create(body.players, body.edition, body.variant,
                                         list(body.bots) if body.bots is not None else None,
                                         body.turn_seconds, body.public, body.advisor)
         await lobby.maybe_start_new(room)
@@ -470,9 +473,9 @@ def create_app(
 async def _serve_connection(websocket: WebSocket, room: Room, seat: int | None,
                             limits: Limits) -> None:
     conn = Connection(websocket, seat)
-    await room.connect(conn)
     refused = in_row = 0
     try:
+        await room.connect(conn)
         while True:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":

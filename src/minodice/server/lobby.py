@@ -17,7 +17,8 @@ from minodice.bots.protocol import BUILTIN_BOTS
 from minodice.core.fair import commitment
 from minodice.server.botpool import BotPool
 from minodice.server.room import Room, Settings, bot_seat_names, token_hash
-from minodice.server.store import Store, TableRow, now_ms
+from minodice.server.store import Store, StoreError, TableRow, now_ms
+from minodice.text.safe import one_line
 
 log = logging.getLogger("minodice.server")
 
@@ -59,14 +60,25 @@ class Lobby:
         self.pool = pool
         self.settings = settings
         self.rooms: dict[str, Room] = {}
+        self.damaged: dict[str, str] = {}  # table id -> why it could not be loaded
 
     # -- loading -----------------------------------------------------------------------------
 
-    def resume_all(self) -> int:
-        """Load every unfinished table (after a start or a crash); returns how many."""
+    async def resume_all(self) -> int:
+        """Load every unfinished table (after a start or a crash); returns how many.
+
+        A table that cannot be loaded (its log damaged, its row broken) is set aside with
+        its id and the reason in the log; every sound table is served all the same.
+        """
         count = 0
         for table_id in self.store.ids(["waiting", "playing"]):
-            room = self.room(table_id)
+            try:
+                room = self.room(table_id)
+            except ApiError:
+                continue  # set aside, and said in the log by room()
+            async with room.lock:
+                if room.row.status == "waiting" and room.seats_free() == 0:
+                    await room._start_stranded()
             room.watch_all_absent()
             room._arm_clock()
             room.kick()
@@ -77,15 +89,31 @@ class Lobby:
         room = self.rooms.get(table_id)
         if room is not None:
             return room
-        row = self.store.load(table_id) if _plausible_id(table_id) else None
-        if row is None:
-            raise ApiError(404, "not_found", "no such table")
-        room = self.rooms[table_id] = Room(row, self.store, self.pool, self.settings)
-        return room
+        reason = self.damaged.get(table_id)
+        if reason is None and _plausible_id(table_id):
+            try:
+                row = self.store.load(table_id)
+                if row is None:
+                    raise ApiError(404, "not_found", "no such table")
+                room = Room(row, self.store, self.pool, self.settings)
+            except ApiError:
+                raise
+            except Exception as exc:  # a damaged log or row: anything its replay raises
+                reason = self.damaged[table_id] = _problem(exc)
+                log.error("table %s is damaged and set aside: %s (see: minodice table %s)",
+                          table_id, reason, table_id)
+            else:
+                self.rooms[table_id] = room
+                return room
+        if reason is not None:
+            raise ApiError(503, "damaged", "this table's saved game is damaged, so the server "
+                           "has set it aside; its operator can inspect it")
+        raise ApiError(404, "not_found", "no such table")
 
     # -- tables and seats --------------------------------------------------------------------
 
-    def create(self, players: int, edition: str, variant: str, bots: list[str | None] | None,
+    async def create(self, players: int, edition: str, variant: str,
+                     bots: list[str | None] | None,
                turn_seconds: int | None, public: bool, advisor: bool = True,
                held: list[str | None] | None = None) -> tuple[Room, str]:
         """A new table; returns it and the host token."""
@@ -114,15 +142,19 @@ class Lobby:
                       "first_starter": secrets.randbelow(players)},
             seats=seats, host_token_hash=token_hash(host_token),
             server_seed=server_seed.hex(), commit=commitment(server_seed), seq=1)
-        self.store.create(row)
+        try:
+            await self.store.create_async(row)
+        except StoreError:
+            raise _unsaved() from None
         room = self.rooms[row.id] = Room(row, self.store, self.pool, self.settings)
         return room, host_token
 
     async def maybe_start_new(self, room: Room) -> None:
-        """A table whose seats are all taken at creation (bots only) starts at once."""
+        """A table whose seats are all taken at creation (bots only) starts at once (or,
+        if that cannot be written now, when someone first connects to it)."""
         async with room.lock:
             if room.row.status == "waiting" and room.seats_free() == 0:
-                room.start()
+                await room._start_stranded()
 
     async def join(self, table_id: str, name: str, client_seed: str | None,
                    rematch_token: str | None = None) -> tuple[int, str, str]:
@@ -152,12 +184,15 @@ class Lobby:
             seats[index].update(name=seated, token_hash=token_hash(token),
                                 client_seed=client_seed or "")
             seats[index].pop("held_for", None)
-            room.row.seats = seats
+            try:
+                if any(s.get("name") is None for s in seats):
+                    await room._commit(seats=seats)
+                else:  # the last seat: it and the first deal in one write
+                    await room.start(seats=seats)
+            except StoreError:
+                raise _unsaved() from None
             room.away_since[index] = self.settings.clock()
-            room._commit(seats=seats)
             room._watch_absence(index)
-            if room.seats_free() == 0:
-                room.start()
         return index, token, seated
 
     async def start(self, table_id: str, host_token: str, fill: str | None) -> Room:
@@ -178,9 +213,10 @@ class Lobby:
             for i in empty:
                 seats[i].update(name=next(names), bot=fill, client_seed="")
                 seats[i].pop("held_for", None)
-            room.row.seats = seats
-            room.store.save(room.id, seats=seats)
-            room.start()
+            try:
+                await room.start(seats=seats)
+            except StoreError:
+                raise _unsaved() from None
         return room
 
     def seat_of(self, room: Room, token: str) -> int | None:
@@ -221,11 +257,14 @@ class Lobby:
                 s = room.row.settings
                 held = [seat_row.get("token_hash") if seat_row.get("bot") is None else None
                         for seat_row in room.row.seats]
-                new, _host = self.create(s["players"], s["edition"], s["variant"],
-                                         [seat_row.get("bot") for seat_row in room.row.seats],
-                                         s.get("turn_seconds"), False, s.get("advisor", True),
-                                         held)
-                room._commit(rematch=new.id)
+                new, _host = await self.create(
+                    s["players"], s["edition"], s["variant"],
+                    [seat_row.get("bot") for seat_row in room.row.seats],
+                    s.get("turn_seconds"), False, s.get("advisor", True), held)
+                try:
+                    await room._commit(rematch=new.id)
+                except StoreError:
+                    raise _unsaved() from None
             new = self.room(str(room.row.rematch))
         if seat is None:
             return new, None, ""
@@ -258,6 +297,16 @@ class Lobby:
     async def close(self) -> None:
         for room in list(self.rooms.values()):
             await room.close()
+
+
+def _unsaved() -> ApiError:
+    return ApiError(503, "unavailable", "the server could not save this just now, so "
+                    "nothing changed; try again in a moment")
+
+
+def _problem(exc: Exception) -> str:
+    """Why a table could not be loaded, in one short line for the log."""
+    return one_line(f"{type(exc).__name__}: {exc}")[:300]
 
 
 def _plausible_id(table_id: str) -> bool:

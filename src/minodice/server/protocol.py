@@ -20,7 +20,8 @@ from minodice.core.view import PublicRoll, SeatView
 MAX_MESSAGE = 4096          # bytes of one client message
 MAX_CHAT = 200              # characters of one chat line
 ERROR_CODES = ("bad_request", "not_found", "forbidden", "conflict", "too_large",
-               "rate_limited", "illegal", "not_your_turn", "stale", "bad_message")
+               "rate_limited", "illegal", "not_your_turn", "stale", "bad_message",
+               "unavailable", "damaged")
 
 
 @dataclass(frozen=True)

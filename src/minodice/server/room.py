@@ -51,11 +51,12 @@ from minodice.server.protocol import (
     view_message,
     view_text,
 )
-from minodice.server.store import Store, TableRow
+from minodice.server.store import Store, StoreError, TableRow
 
 log = logging.getLogger("minodice.server")
 
 CHAT_KEPT = 50
+RETRY_AFTER = 1.0  # seconds before a bot's or the clock's move whose write failed is tried again
 
 
 def token_hash(token: str) -> str:
@@ -79,6 +80,35 @@ class Settings:
     grace: float = 60.0             # seconds away before a bot plays for a person
     stand_in: str = "easy"          # the bot that plays for an absent or timed-out person
     clock: Callable[[], float] = field(default=time.time)
+
+
+def config_of(row: TableRow) -> GameConfig:
+    s = row.settings
+    return GameConfig(s["players"], load_dice_set(s["edition"]), Variant(s["variant"]),
+                      s["first_starter"])
+
+
+def new_table_of(row: TableRow, seats: list[dict[str, Any]] | None = None) -> Table:
+    """A stored table's game before its first deal (with ``seats`` instead of the row's)."""
+    seats = row.seats if seats is None else seats
+    if len(seats) != row.settings["players"]:
+        raise ValueError(f"{len(seats)} seats stored for {row.settings['players']} players")
+    seeds = [seat.get("client_seed", "") for seat in seats]
+    key = game_key(bytes.fromhex(row.server_seed), seeds)
+    specs = [SeatSpec(seat["name"], seat.get("bot")) for seat in seats]
+    return Table(config_of(row), specs, FairChance(key), bot_seed=secrets.token_hex(8))
+
+
+def rebuilt_table(row: TableRow) -> Table:
+    """A stored table's game from its logged events: raises whatever a damaged row or log
+    makes the replay raise (a changed roll or deal, a missing event, a broken seed)."""
+    table = new_table_of(row)
+    table.replay([event_from_json(e) for e in row.log])
+    if row.status == "playing" and not table.started:
+        raise ValueError("the table is being played but its log holds no deal")
+    if row.status == "finished" and not table.is_over():
+        raise ValueError("the table is finished but its log ends before the game does")
+    return table
 
 
 class Room:
@@ -120,21 +150,14 @@ class Room:
         return int(self.row.settings["players"])
 
     def config(self) -> GameConfig:
-        s = self.row.settings
-        return GameConfig(s["players"], load_dice_set(s["edition"]), Variant(s["variant"]),
-                          s["first_starter"])
+        return config_of(self.row)
 
-    def _new_table(self) -> Table:
-        seeds = [seat.get("client_seed", "") for seat in self.row.seats]
-        key = game_key(bytes.fromhex(self.row.server_seed), seeds)
-        specs = [SeatSpec(seat["name"], seat.get("bot")) for seat in self.row.seats]
-        return Table(self.config(), specs, FairChance(key), bot_seed=secrets.token_hex(8))
+    def _new_table(self, seats: list[dict[str, Any]] | None = None) -> Table:
+        return new_table_of(self.row, seats)
 
     def _rebuild(self) -> None:
         """The table again from its logged events (after a restart, or for a record)."""
-        table = self._new_table()
-        table.replay([event_from_json(e) for e in self.row.log])
-        self.table = table
+        self.table = rebuilt_table(self.row)
         self.row.log = []  # the table holds the game now; the store keeps the log
 
     # -- public facts and views ------------------------------------------------------------
@@ -206,11 +229,27 @@ class Room:
 
     # -- changes ---------------------------------------------------------------------------
 
-    def _commit(self, events: list[Event] | None = None, **fields: Any) -> None:
-        """Persist a change (new events, new fields), then tell everyone. Call under lock."""
+    async def _commit(self, events: list[Event] | None = None, table: Table | None = None,
+                      **fields: Any) -> None:
+        """Persist a change (new events, new fields), then tell everyone. Call under lock.
+
+        A change becomes real only once it is written: ``table`` (a fork carrying the new
+        events) becomes the room's table, and ``fields`` go into ``row``, after the write.
+        If the write fails this raises :class:`StoreError` and nothing has changed: no
+        ``seq`` was used, nobody was told, the table is as it was.
+        """
         logged = [event_to_json(e) for e in events or [] if isinstance(e, PRIMARY)]
         seq = self.row.seq + 1
-        self.store.save(self.id, logged, self.row.events, seq=seq, **fields)
+        try:
+            await self.store.save_async(self.id, logged, self.row.events, seq=seq, **fields)
+        except StoreError as exc:
+            log.warning("table %s: a write failed, nothing changed: %s", self.id, exc.why)
+            raise
+        if table is not None:
+            if self.table is None:
+                self.table = table
+            else:
+                self.table.adopt(table)
         self.row.seq = seq
         self.row.events += len(logged)
         self.last_active = self.settings.clock()
@@ -220,23 +259,35 @@ class Room:
         self.broadcast()
         self.kick()
 
-    def touch(self) -> None:
-        """A change of who is connected: a new ``seq`` and fresh views."""
-        self._commit()
+    async def touch(self) -> bool:
+        """A change of who is connected: a new ``seq`` and fresh views. Returns whether it
+        was written; if not, nobody is shown it (presence is not worth a failed request)."""
+        try:
+            await self._commit()
+        except StoreError:
+            return False
+        return True
 
-    def start(self) -> None:
-        """Deal the first round (all seats are taken). Call under lock."""
-        table = self._new_table()
+    async def start(self, seats: list[dict[str, Any]] | None = None) -> None:
+        """Deal the first round (all seats are taken), with the new ``seats`` if given in
+        the same write. Call under lock; raises :class:`StoreError` and changes nothing if
+        the write fails."""
+        table = self._new_table(seats)
         events = table.start()
-        self.table = table
-        self._commit(events, status="playing")
+        fields: dict[str, Any] = {"status": "playing"}
+        if seats is not None:
+            fields["seats"] = seats
+        await self._commit(events, table, **fields)
 
-    def apply(self, seat: int, action: Action) -> None:
-        """Apply one decision through the table, persist it, tell everyone. Under lock."""
+    async def apply(self, seat: int, action: Action) -> None:
+        """Apply one decision on a fork of the table (which checks the rules), persist it,
+        then take the fork and tell everyone. Under lock; :class:`StoreError` if the write
+        failed (then the move did not happen)."""
         assert self.table is not None
-        events = self.table.act(seat, action)
-        fields = {"status": "finished"} if self.table.is_over() else {}
-        self._commit(events, **fields)
+        fork = self.table.fork()
+        events = fork.act(seat, action)
+        fields = {"status": "finished"} if fork.is_over() else {}
+        await self._commit(events, fork, **fields)
 
     # -- a person's messages ---------------------------------------------------------------
 
@@ -250,10 +301,14 @@ class Room:
             assert conn.seat is not None
             try:
                 action = parse_action(self.table.config.dice_set, msg.action)
-                self.apply(conn.seat, action)
+                await self.apply(conn.seat, action)
             except IllegalActionError as exc:
                 conn.send(dumps(error_message(
                     "illegal", exc.describe(self.table.names), exc.rule)))
+            except StoreError:
+                conn.send(dumps(error_message(
+                    "unavailable", "the move could not be saved, so it was not made; "
+                    "try again in a moment")))
             except ValueError as exc:
                 conn.send(dumps(error_message("bad_message", str(exc)[:200])))
 
@@ -294,39 +349,68 @@ class Room:
     # -- connections -----------------------------------------------------------------------
 
     async def connect(self, conn: Sender) -> None:
+        """A connection opens: it gets its view and the chat kept. Counted only once it
+        is in ``conns``, and undone whole if anything fails on the way, so that no
+        connection that failed to open is ever counted as a player present."""
         async with self.lock:
             self.conns.append(conn)
-            self.last_active = self.settings.clock()
             seat = conn.seat
-            if seat is not None:
-                self.online[seat] += 1
-                self.away_since[seat] = None
-                handle = self._grace.pop(seat, None)
-                if handle is not None:
-                    handle.cancel()
-                if self.online[seat] == 1 or self.autoplay[seat]:
-                    self.autoplay[seat] = False
-                    self.touch()
-                    for line in self.chat:
-                        conn.send(dumps(line))
-                    return
-            conn.send(self.view_text(seat))
-            for line in self.chat:
-                conn.send(dumps(line))
+            counted = False
+            try:
+                self.last_active = self.settings.clock()
+                shown = False  # whether a broadcast has sent this connection its view
+                if self.row.status == "waiting" and self.seats_free() == 0:
+                    shown = await self._start_stranded()
+                if seat is not None:
+                    self.online[seat] += 1
+                    counted = True
+                    self.away_since[seat] = None
+                    handle = self._grace.pop(seat, None)
+                    if handle is not None:
+                        handle.cancel()
+                    if self.online[seat] == 1 or self.autoplay[seat]:
+                        self.autoplay[seat] = False
+                        shown = await self.touch() or shown
+                if not shown:
+                    conn.send(self.view_text(seat))
+                for line in self.chat:
+                    conn.send(dumps(line))
+            except BaseException:
+                self._forget(conn, counted)
+                raise
+
+    def _forget(self, conn: Sender, counted: bool) -> None:
+        if conn in self.conns:
+            self.conns.remove(conn)
+        seat = conn.seat
+        if counted and seat is not None:
+            self.online[seat] -= 1
+            if self.online[seat] == 0:
+                self.away_since[seat] = self.settings.clock()
+                if not self.closed:
+                    self._watch_absence(seat)
 
     async def disconnect(self, conn: Sender) -> None:
+        """A connection closed (idempotent: a connection not counted is not uncounted)."""
         async with self.lock:
-            if conn in self.conns:
-                self.conns.remove(conn)
+            if conn not in self.conns:
+                return
+            self._forget(conn, conn.seat is not None)
             self.last_active = self.settings.clock()
             seat = conn.seat
             if seat is None or self.closed:
                 return
-            self.online[seat] -= 1
             if self.online[seat] == 0:
-                self.away_since[seat] = self.settings.clock()
-                self._watch_absence(seat)
-                self.touch()
+                await self.touch()
+
+    async def _start_stranded(self) -> bool:
+        """A table whose seats are all taken but whose game never started (its start
+        could not be written): start it now. Under lock; returns whether it started."""
+        try:
+            await self.start()
+        except StoreError:
+            return False  # still stranded: the next connection tries again
+        return True
 
     def _watch_absence(self, seat: int) -> None:
         """After the grace period, a bot plays for a person still away."""
@@ -344,7 +428,9 @@ class Room:
             self._grace.pop(seat, None)
             if self.online[seat] == 0 and not self.autoplay[seat] and not self.closed:
                 self.autoplay[seat] = True
-                self.touch()
+                if not await self.touch():
+                    self.autoplay[seat] = False
+                    self._watch_absence(seat)  # try again after another grace period
 
     def watch_all_absent(self) -> None:
         """After a restart nobody is connected yet: start every person's grace period."""
@@ -398,9 +484,15 @@ class Room:
             return
         action = await self.pool.decide(spec, table.view(seat))
         async with self.lock:
-            if (self.closed or seat not in table.to_act() or table.current_turn() != turn):
+            if (self.closed or seat not in table.to_act()
+                    or table.current_turn() != turn):
                 return
-            self.apply(seat, action)
+            try:
+                await self.apply(seat, action)
+                return
+            except StoreError:
+                pass
+        await asyncio.sleep(RETRY_AFTER)  # the store is failing: ask again, later
 
     def _arm_clock(self) -> None:
         """A new decision gets a new deadline (``turn_seconds``); bidding shares one."""
@@ -429,6 +521,12 @@ class Room:
         people = [s for s in table.to_act() if self.row.seats[s].get("bot") is None]
         for seat in people:
             await self._bot_move(seat, turn, self.settings.stand_in)
+        table = self.table
+        if (not self.closed and table is not None and table.current_turn() == turn
+                and any(self.row.seats[s].get("bot") is None for s in table.to_act())):
+            # A write failed, so the decision is still open: the clock has run out, try again.
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(RETRY_AFTER, lambda: self._spawn(self._time_out(turn)))
 
     def idle_since(self) -> float | None:
         """When a finished table nobody watches went quiet; ``None`` if it is not such a

@@ -15,13 +15,16 @@ the pragmas.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from sqlalchemy import (
     JSON,
@@ -41,8 +44,25 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
+
+log = logging.getLogger("minodice.server")
 
 metadata = MetaData()
+
+
+class StoreError(Exception):
+    """A write that did not happen (a full disk, a lock another process held too long, a
+    database gone): nothing of it is in the store, so nothing of it may be shown.
+
+    ``shared``: the cause hits every write alike (the database, not this write's data).
+    """
+
+    def __init__(self, why: str, shared: bool = True) -> None:
+        super().__init__(why)
+        self.why = why
+        self.shared = shared
 
 tables = Table(
     "tables",
@@ -95,33 +115,129 @@ _ADVANCE = (update(tables).where(tables.c.id == bindparam("table_id"))
             .values(seq=bindparam("seq"), events=bindparam("events")))
 
 
+Write = Callable[[Connection], None]
+
+
 class Store:
     """The tables and their event logs.
 
-    Saves go through one connection held open (the server saves from one thread, its event
-    loop); it is opened again after a failure. Reads take their own connections.
+    The server writes through :meth:`write` (and :meth:`save_async`, :meth:`create_async`):
+    on one thread of the store's own, over one connection held open there, so that a slow
+    disk or a lock held by another process never stalls the event loop — the other tables
+    play on. Writes that queue up while one runs are committed together in one transaction
+    (a group commit: one disk sync for many moves). A write that fails raises
+    :class:`StoreError` and leaves nothing behind. The synchronous :meth:`create` and
+    :meth:`save` are for tools and tests that own the store alone. Reads take their own
+    connections.
     """
 
-    def __init__(self, url: str, durable: bool = False) -> None:
-        self.engine: Engine = create_engine(url, future=True)
+    def __init__(self, url: str, durable: bool = False, busy_timeout: float = 5.0,
+                 upgrade: bool = True) -> None:
+        sqlite = url.startswith("sqlite")
+        # The writer thread opens its connection itself; the pool may hand a connection
+        # to another thread later (reads), which is safe as each is used by one at a time.
+        # An in-memory database (tests) is one connection, or each thread would get its own.
+        memory = sqlite and url.rstrip("/") in ("sqlite:", "sqlite:///:memory:")
+        self.engine: Engine = create_engine(
+            url, future=True, connect_args={"check_same_thread": False} if sqlite else {},
+            **({"poolclass": StaticPool} if memory else {}))
         if self.engine.dialect.name == "sqlite":
             sync = "FULL" if durable else "NORMAL"
+            wait_ms = int(busy_timeout * 1000)
 
             @event.listens_for(self.engine, "connect")
             def _pragmas(dbapi_conn: Any, _record: Any) -> None:
                 cursor = dbapi_conn.cursor()
                 cursor.execute("PRAGMA journal_mode=WAL")
                 cursor.execute(f"PRAGMA synchronous={sync}")
-                cursor.execute("PRAGMA busy_timeout=5000")
+                cursor.execute(f"PRAGMA busy_timeout={wait_ms}")
                 cursor.close()
 
-        metadata.create_all(self.engine)
+        if upgrade:  # to this release's schema (see server/migrations); a tool that only
+            from minodice.server import migrations  # reads may leave it as it is
+
+            with self.engine.begin() as conn:
+                migrations.upgrade(conn)
         self._writer: Connection | None = None
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="minodice-store")
+        self._queue: list[tuple[Write, asyncio.Future[None]]] = []
+        self._draining = False
+        self._drainer: asyncio.Future[None] | None = None
+        self._closed = False
 
     @classmethod
-    def sqlite(cls, path: Path, durable: bool = False) -> Store:
+    def sqlite(cls, path: Path, durable: bool = False, busy_timeout: float = 5.0,
+               upgrade: bool = True) -> Self:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return cls(f"sqlite:///{path}", durable)
+        return cls(f"sqlite:///{path}", durable, busy_timeout, upgrade)
+
+    # -- the server's writes: off the event loop, all or nothing ----------------------------
+
+    async def write(self, job: Write) -> None:
+        """Run ``job`` in a transaction on the store's thread; returns once it is committed.
+
+        Raises :class:`StoreError` if it was not (then nothing of it was written). The
+        caller's cancellation does not cancel the write: whoever waits must learn its fate.
+        """
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._queue.append((job, done))
+        if not self._draining:
+            self._draining = True
+            self._drainer = asyncio.ensure_future(self._drain())
+        await asyncio.shield(done)
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                jobs = [job for job, _ in batch]
+                try:
+                    await loop.run_in_executor(self._thread, self._commit_all, jobs)
+                except StoreError as exc:
+                    if len(batch) > 1 and not exc.shared:
+                        # One bad write must not sink the others: each alone once more.
+                        for job, done in batch:
+                            try:
+                                await loop.run_in_executor(self._thread, self._commit_all,
+                                                           [job])
+                            except StoreError as single:
+                                _settle(done, single)
+                            else:
+                                _settle(done, None)
+                        continue
+                    for _, done in batch:
+                        _settle(done, exc)
+                else:
+                    for _, done in batch:
+                        _settle(done, None)
+        finally:
+            self._draining = False
+
+    def _commit_all(self, jobs: list[Write]) -> None:
+        """On the store's thread: every job in one transaction, or none of them."""
+        try:
+            with self._tx() as conn:
+                for job in jobs:
+                    job(conn)
+        except SQLAlchemyError as exc:
+            # An operational error (locked, disk full, gone) hits every write alike; an
+            # integrity error is one write's own.
+            raise StoreError(_why(exc), not isinstance(exc, IntegrityError)) from exc
+        except OSError as exc:
+            raise StoreError(_why(exc), True) from exc
+
+    async def create_async(self, row: TableRow) -> None:
+        await self.write(lambda conn: _insert(conn, row))
+
+    async def save_async(self, table_id: str, new_events: Sequence[dict[str, Any]] = (),
+                         first: int = 0, **fields: Any) -> None:
+        """:meth:`save` on the store's thread (see :meth:`write`)."""
+        events_json = _events_json(new_events)
+        await self.write(lambda conn: _save(conn, table_id, events_json, first, fields))
+
+    # -- for tools and tests that own the store --------------------------------------------
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
@@ -139,37 +255,39 @@ class Store:
             raise
 
     def create(self, row: TableRow) -> None:
-        with self._tx() as conn:
-            conn.execute(insert(tables).values(
-                id=row.id, created_at=row.created_at, status=row.status, public=row.public,
-                settings=row.settings, seats=row.seats, host_token_hash=row.host_token_hash,
-                server_seed=row.server_seed, commit=row.commit, seq=row.seq, events=0,
-                rematch=row.rematch))
+        with self.engine.begin() as conn:
+            _insert(conn, row)
 
     def save(self, table_id: str, new_events: Sequence[dict[str, Any]] = (),
              first: int = 0, **fields: Any) -> None:
         """Append ``new_events`` (numbered from ``first``) and update ``fields``, at once."""
-        with self._tx() as conn:
-            if new_events:
-                conn.execute(_APPEND, [
-                    {"table_id": table_id, "n": first + i,
-                     "data": json.dumps(e, separators=(",", ":"))}
-                    for i, e in enumerate(new_events)])
-                fields["events"] = first + len(new_events)
-            if fields.keys() == {"seq", "events"}:  # a move: the common case
-                conn.execute(_ADVANCE, {"table_id": table_id, **fields})
-            elif fields:
-                conn.execute(update(tables).where(tables.c.id == table_id).values(**fields))
+        with self.engine.begin() as conn:
+            _save(conn, table_id, _events_json(new_events), first, fields)
 
     def load(self, table_id: str) -> TableRow | None:
+        """The table and its log (``ValueError`` for an event that is not JSON)."""
+        row = self.row(table_id)
+        if row is None:
+            return None
+        for i, text in enumerate(self.event_texts(table_id)):
+            try:
+                row.log.append(json.loads(text))
+            except ValueError:
+                raise ValueError(f"event {i + 1} of the log is not JSON") from None
+        return row
+
+    def row(self, table_id: str) -> TableRow | None:
+        """The table without its log."""
         with self.engine.connect() as conn:
             row = conn.execute(select(tables).where(tables.c.id == table_id)).mappings().first()
-            if row is None:
-                return None
-            log = [json.loads(r.data) for r in conn.execute(
+        return None if row is None else _row(row, [])
+
+    def event_texts(self, table_id: str) -> list[str]:
+        """The log as stored, one text an event (for inspecting a damaged table)."""
+        with self.engine.connect() as conn:
+            return [r.data for r in conn.execute(
                 select(events.c.data).where(events.c.table_id == table_id)
                 .order_by(events.c.n))]
-        return _row(row, log)
 
     def ids(self, statuses: Sequence[str]) -> list[str]:
         with self.engine.connect() as conn:
@@ -178,10 +296,59 @@ class Store:
                 .order_by(tables.c.created_at))]
 
     def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        """Let the connections go (a second close does nothing)."""
+        if self._closed:
+            return
+        self._closed = True
+
+        def _close() -> None:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+
+        self._thread.submit(_close).result()
+        self._thread.shutdown()
         self.engine.dispose()
+
+
+def _settle(done: asyncio.Future[None], exc: BaseException | None) -> None:
+    if done.done():
+        return
+    if exc is None:
+        done.set_result(None)
+    else:
+        done.set_exception(exc)
+
+
+def _why(exc: BaseException) -> str:
+    """The cause in a few words for the log (never the SQL, which holds the data)."""
+    orig = getattr(exc, "orig", None) or exc
+    return f"{type(orig).__name__}: {str(orig).splitlines()[0][:120] if str(orig) else ''}"
+
+
+def _events_json(new_events: Sequence[dict[str, Any]]) -> list[str]:
+    return [json.dumps(e, separators=(",", ":")) for e in new_events]
+
+
+def _insert(conn: Connection, row: TableRow) -> None:
+    conn.execute(insert(tables).values(
+        id=row.id, created_at=row.created_at, status=row.status, public=row.public,
+        settings=row.settings, seats=row.seats, host_token_hash=row.host_token_hash,
+        server_seed=row.server_seed, commit=row.commit, seq=row.seq, events=0,
+        rematch=row.rematch))
+
+
+def _save(conn: Connection, table_id: str, events_json: list[str], first: int,
+          fields: dict[str, Any]) -> None:
+    fields = dict(fields)
+    if events_json:
+        conn.execute(_APPEND, [{"table_id": table_id, "n": first + i, "data": text}
+                               for i, text in enumerate(events_json)])
+        fields["events"] = first + len(events_json)
+    if fields.keys() == {"seq", "events"}:  # a move: the common case
+        conn.execute(_ADVANCE, {"table_id": table_id, **fields})
+    elif fields:
+        conn.execute(update(tables).where(tables.c.id == table_id).values(**fields))
 
 
 def _row(row: Any, log: list[dict[str, Any]]) -> TableRow:

@@ -14,8 +14,11 @@ export async function showTable(root, tableId, ui) {
   try {
     info = await api("GET", `/api/tables/${encodeURIComponent(tableId)}`);
   } catch (err) {
-    replace(root, h("section", { class: "card" }, h("h1", {}, _("Table not found")),
-      h("p", {}, err.message), h("p", {}, h("a", { href: "/" }, _("Back to the lobby")))));
+    const damaged = err.code === "damaged";
+    replace(root, h("section", { class: "card" },
+      h("h1", {}, damaged ? _("This table cannot be played") : _("Table not found")),
+      h("p", {}, damaged ? _("Its saved game is damaged, so the server has set it aside.") : err.message),
+      h("p", {}, h("a", { href: "/" }, _("Back to the lobby")))));
     return () => {};
   }
   const page = new TablePage(root, info, ui);
@@ -115,7 +118,7 @@ class TablePage {
         this.ws.close();
         return;
       }
-      this.ui.toast(message.message);
+      this.ui.toast(message.code === "unavailable" ? _("The move could not be saved. Try again.") : message.message);
     }
   }
 

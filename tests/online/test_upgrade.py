@@ -1,0 +1,123 @@
+"""The store upgrades: a database written by the release of 2026-11-30 (before the schema
+was versioned; ``tests/data/store-2026-11-30.sqlite3``, written by
+``scripts/make_old_store.py``) opens under this release, its unfinished tables resume and
+finish, and every game's record verifies."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+
+from minodice.core.fair import verify_record
+from minodice.server import migrations
+from minodice.server.app import create_app
+from minodice.server.lobby import Lobby
+from minodice.server.room import Room, Settings
+from minodice.server.store import Store
+
+from .test_hidden import InProcessPool
+
+OLD = Path(__file__).parent.parent / "data" / "store-2026-11-30.sqlite3"
+FINISHED, PLAYING, WAITING = "unziuucf57", "rq5jrwe94s", "aa5vq6edcz"
+
+
+def test_the_old_database_is_unversioned_as_written() -> None:
+    """The fixture is what the old release wrote: no version, three tables."""
+    store = Store.sqlite(OLD, upgrade=False)
+    try:
+        with store.engine.connect() as conn:
+            assert migrations.current(conn) is None
+        assert {store.row(t).status for t in (FINISHED, PLAYING, WAITING)  # type: ignore[union-attr]
+                } == {"finished", "playing", "waiting"}
+    finally:
+        store.close()
+
+
+def test_an_old_database_upgrades_and_its_games_finish_and_verify(tmp_path: Path) -> None:
+    db = tmp_path / "server.sqlite3"
+    shutil.copy(OLD, db)
+    store = Store.sqlite(db)
+    with store.engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head()
+    app = create_app(store, Settings(bot_delay=0, grace=3600.0), InProcessPool(4))
+    rng = random.Random(30)
+    with TestClient(app) as client:
+        lobby: Lobby = app.state.lobby
+        assert PLAYING in lobby.rooms
+        assert WAITING in lobby.rooms
+        info = client.get(f"/api/tables/{PLAYING}").json()
+        assert (info["status"], info["edition"], info["advisor"]) == ("playing", "skull-king",
+                                                                      False)
+        # The bid already made in the round being bid is still secret to the others.
+        with client.websocket_connect(f"/ws/{PLAYING}") as ws:
+            view = ws.receive_json()["view"]
+            assert any(view["has_bid"])
+            assert all(b is None for b in view["bids"])
+        # The waiting table fills up and starts.
+        for name in ("Ivo", "Jo"):
+            answer = client.post(f"/api/tables/{WAITING}/seats", json={"name": name})
+            assert answer.status_code == 201, answer.text
+        assert client.get(f"/api/tables/{WAITING}").json()["status"] == "playing"
+        for table_id in (PLAYING, WAITING):
+            room = lobby.room(table_id)
+            table = room.table
+            assert table is not None
+            for _ in range(2000):
+                if table.is_over():
+                    break
+                people = [s for s in table.to_act() if room.row.seats[s]["bot"] is None]
+                if not people:
+                    client.get("/api/tables")  # let the bots' tasks run
+                    continue
+                client.portal.call(act, room, people[0], rng)  # type: ignore[union-attr]
+            assert table.is_over(), table_id
+        records = {t: client.get(f"/api/tables/{t}/record").json()
+                   for t in (FINISHED, PLAYING, WAITING)}
+    store.close()
+    for table_id, record in records.items():
+        assert verify_record(record) > 0, table_id
+    # Restarted on the upgraded file, the server finds every game as it was left.
+    again = Store.sqlite(db)
+    try:
+        for table_id in records:
+            row = again.row(table_id)
+            assert row is not None
+            assert row.status == "finished"
+    finally:
+        again.close()
+
+
+async def act(room: Room, seat: int, rng: random.Random) -> None:
+    """A person's random legal move, through the room's lock as a connection's would be."""
+    async with room.lock:
+        table = room.table
+        if table is not None and seat in table.to_act():
+            await room.apply(seat, rng.choice(table.legal(seat)))
+
+
+def test_settings_and_seats_are_made_whole() -> None:
+    """Revision r0002: a row missing fields that older code defaulted gets them stored."""
+    store = Store("sqlite://")
+    try:
+        with store.engine.begin() as conn:
+            conn.execute(text(
+                "INSERT INTO tables VALUES ('x', 0, 'waiting', 0, :s, :p, 'h', 'ab', 'c', 1, 0, "
+                "NULL)"), {"s": json.dumps({"players": 3, "edition": "mino",
+                                            "variant": "standard", "first_starter": 0}),
+                           "p": json.dumps([{"name": "Ana"}, {"name": None, "bot": "easy"},
+                                            {"name": None}])})
+            conn.execute(text("UPDATE alembic_version SET version_num = 'r0001'"))
+            migrations.upgrade(conn)
+        row = store.row("x")
+        assert row is not None
+        assert row.settings["advisor"] is True
+        assert row.settings["turn_seconds"] is None
+        assert [s["client_seed"] for s in row.seats] == ["", "", ""]
+        assert [s["bot"] for s in row.seats] == [None, "easy", None]
+    finally:
+        store.close()
