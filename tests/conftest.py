@@ -16,15 +16,23 @@ def trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-#: Folders whose every test runs a real server, browser or terminal: ``slow``, so that
-#: ``make check`` (``-m "not slow"``) leaves them to ``make test``.
-SLOW_FOLDERS = ("online", "browser", "tui")
+#: What ``make check`` (``-m "not slow"``) leaves to ``make test``: folders whose every
+#: test runs a real server, browser or terminal, files of whole games, processes and
+#: command lines, and single long tests elsewhere (measured with ``--durations``).
+SLOW_FOLDERS = ("online", "browser", "tui", "conformance")
+SLOW_FILES = ("test_compiled.py", "test_tournament.py", "test_sandbox.py", "test_saves.py",
+              "test_cli.py", "test_golden.py", "test_trace.py", "test_bots.py")
+SLOW_TESTS = ("test_r9_custom_dice_set_specials_respected_one_after_another",)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test of :data:`SLOW_FOLDERS` ``slow`` (the others mark themselves)."""
+    """Mark the tests above ``slow`` (others may mark themselves)."""
     tests = Path(__file__).parent
     for item in items:
         path = Path(str(item.path))
-        if path.is_relative_to(tests) and path.relative_to(tests).parts[0] in SLOW_FOLDERS:
+        if not path.is_relative_to(tests):
+            continue
+        parts = path.relative_to(tests).parts
+        if (parts[0] in SLOW_FOLDERS or path.name in SLOW_FILES
+                or item.name.split("[")[0] in SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
