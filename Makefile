@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve demo test lint typecheck check browser bench compiled golden i18n clean
+.PHONY: play serve demo test lint typecheck check browser bench compiled golden i18n clean research-test
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ bench: $(STAMP)  ## engine speed against OpenSpiel's oh_hell, pure and compiled 
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	-$(BIN)/python scripts/compile_core.py
 	$(BIN)/python benchmarks/engine.py
+
+research-test: $(STAMP)  ## the game-AI research interfaces (installs the research extra into .venv)
+	$(BIN)/pip install --quiet -e '.[dev,research]'
+	$(BIN)/mypy
+	$(BIN)/pytest -rs tests/research src/minodice/envs src/minodice/vector
 
 compiled: $(STAMP)  ## optional: the engine's core compiled with mypyc into build/compiled (needs a C compiler)
 	$(BIN)/python scripts/compile_core.py

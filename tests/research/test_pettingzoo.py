@@ -1,0 +1,162 @@
+"""The PettingZoo environment: PettingZoo's own checks, seeding, rewards, hidden information."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+pytest.importorskip("pettingzoo", reason="the research extra is not installed "
+                    "(pip install -e '.[research]', or make research-test)")
+
+import numpy as np
+from pettingzoo.test import api_test, parallel_api_test, seed_test
+from pettingzoo.utils.conversions import aec_to_parallel
+
+from minodice.core.actions import Bid
+from minodice.core.state import Phase
+from minodice.core.view import view
+from minodice.envs.encoding import observation_vector
+from minodice.envs.pettingzoo import MinoDiceEnv, parallel_env
+
+# PettingZoo's api_test warns about any Dict observation, the usual form with an action mask.
+pytestmark = pytest.mark.filterwarnings("ignore:Observation:UserWarning")
+
+CONFIGS = [(3, "mino", "standard"), (4, "skull-king", "simplified"), (5, "mino", "simplified"),
+           (6, "skull-king", "standard")]
+
+
+@pytest.mark.parametrize(("players", "dice_set", "variant"), CONFIGS)
+def test_pettingzoo_api_and_seed_tests(players: int, dice_set: str, variant: str) -> None:
+    api_test(MinoDiceEnv(players, dice_set, variant), num_cycles=400)
+    seed_test(lambda: MinoDiceEnv(players, dice_set, variant), num_cycles=400)
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_parallel_env_passes_parallel_api_test(players: int) -> None:
+    parallel_api_test(parallel_env(players=players), num_cycles=400)
+
+
+def test_aec_to_parallel_does_not_apply() -> None:
+    """Turns are no fixed cycle (trick winners lead): the conversion refuses the env."""
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(MinoDiceEnv())
+
+
+def play_random(env: MinoDiceEnv, seed: int) -> tuple[dict[str, float], list[int]]:
+    """A whole game of random legal actions; each agent's rewards added up."""
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    got = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        got[agent] += reward
+        if termination or truncation:
+            env.step(None)
+            continue
+        assert info["view"] == env.view(agent)
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.randrange(len(legal))]))
+    return got, env.final_totals
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_rewards_are_points_and_add_up_to_totals(players: int) -> None:
+    env = MinoDiceEnv(players)
+    got, totals = play_random(env, seed=players)
+    assert [got[a] for a in env.possible_agents] == [float(t) for t in totals]
+    assert env.game.totals == totals
+    # every round's points were paid: the rounds' points add up to the same totals
+    assert [sum(log.points[s] for log in env.game.rounds if log.points) for s in
+            range(players)] == totals
+
+
+def test_reset_with_a_seed_reproduces_the_game() -> None:
+    a, b = MinoDiceEnv(4), MinoDiceEnv(4)
+    assert play_random(a, 11)[1] == play_random(b, 11)[1]
+    assert [log.hands for log in a.game.rounds] == [log.hands for log in b.game.rounds]
+    play_random(b, 12)
+    assert [log.hands for log in a.game.rounds] != [log.hands for log in b.game.rounds]
+
+
+def test_an_illegal_action_is_refused_and_loses_nothing() -> None:
+    env = MinoDiceEnv(4)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    before = env.observe(agent)
+    with pytest.raises(ValueError, match=r"R6") as err:
+        env.step(5)  # a bid of 5 in round 1
+    assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="not an action"):
+        env.step(99)
+    assert env.agent_selection == agent
+    assert np.array_equal(env.observe(agent)["observation"], before["observation"])
+
+
+def _to_bidding(seed: int) -> MinoDiceEnv:
+    env = MinoDiceEnv(4)
+    env.reset(seed=seed)
+    assert env.game.phase is Phase.BID
+    return env
+
+
+def test_a_bid_is_hidden_until_all_are_in() -> None:
+    """Whatever the first bidder bids, the others observe exactly the same."""
+    seen = []
+    for bid in (0, 1):
+        env = _to_bidding(5)
+        first = env.agent_selection
+        env.step(bid)
+        seen.append({a: (env.observe(a)["observation"], env.render(), env.infos[a])
+                     for a in env.possible_agents if a != first})
+    for agent, (vector, text, info) in seen[0].items():
+        other_vector, other_text, other_info = seen[1][agent]
+        assert np.array_equal(vector, other_vector)
+        assert text == other_text
+        assert info == other_info
+
+
+def test_the_observation_holds_no_other_seat_s_dice() -> None:
+    """Exchanging two other seats' hidden hands (of one size) changes nothing seat 0 sees."""
+    env = _to_bidding(8)
+    state = env.game
+    for _ in range(3):
+        state.apply(Bid(0), seat=state.current_player)
+    swapped = state.clone()
+    swapped.hands[1], swapped.hands[2] = state.hands[2], state.hands[1]
+    assert swapped.hands != state.hands or state.hands[1] == state.hands[2]
+    assert np.array_equal(observation_vector(view(state, 0)),
+                          observation_vector(view(swapped, 0)))
+
+
+def test_parallel_env_bids_together_and_plays_a_whole_game() -> None:
+    env = parallel_env(players=4)
+    obs, _ = env.reset(seed=2)
+    rng = random.Random(2)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    steps = 0
+    while env.agents:
+        actions = {}
+        for agent in env.agents:
+            legal = np.flatnonzero(obs[agent]["action_mask"])
+            actions[agent] = int(legal[rng.randrange(len(legal))])
+        if steps == 0:  # round 1's bids: every seat bids in the first step
+            assert all(a < 2 for a in actions.values())
+        obs, rewards, _, _, _ = env.step(actions)
+        for agent, reward in rewards.items():
+            totals[agent] += reward
+        steps += 1
+    # 8 rounds: one bidding step and r rolls a seat each, 36 rolls x 4 seats
+    assert steps == 8 + 36 * 4
+    assert [totals[a] for a in env.possible_agents] == env._aec.final_totals
+
+
+def test_render_shows_the_table_without_secrets() -> None:
+    env = MinoDiceEnv(4, render_mode="ansi")
+    env.reset(seed=1)
+    first = env.agent_selection
+    env.step(1)
+    text = env.render()
+    assert text is not None
+    assert "round 1/8, bid" in text
+    assert f"{first}: 1 dice, bid ?" in text
