@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import importlib.util
 
-RESEARCH_MODULES = ("numpy", "gymnasium", "pettingzoo", "pyspiel", "ray")
+
+def _missing(*modules: str) -> bool:
+    return any(importlib.util.find_spec(name) is None for name in modules)
+
 
 collect_ignore_glob: list[str] = []
-if any(importlib.util.find_spec(name) is None for name in RESEARCH_MODULES):
-    collect_ignore_glob += ["src/minodice/envs/*.py", "src/minodice/vector/*.py"]
+if _missing("numpy", "gymnasium", "pettingzoo", "pyspiel"):
+    collect_ignore_glob.append("src/minodice/envs/*.py")
+if _missing("numpy"):
+    collect_ignore_glob.append("src/minodice/vector/*.py")

@@ -1,0 +1,355 @@
+"""N games of Mino Dice in lockstep: one call takes one step of every game.
+
+Every game of one player count has the same shape: round *r* is ``P`` hands drawn,
+``P`` bids, then ``r`` tricks of ``P`` dice each chosen and rolled. Only *who* acts and
+*what* happens differ between games, never what kind of step comes next, so N games can
+share one step counter and keep everything else in arrays of N (who is to act, hands,
+bids, the trick so far, scores). A step is a handful of NumPy operations on those
+arrays, whatever N is; at large N the cost per game-step is a few nanoseconds.
+
+The steps, as the scalar engine (:class:`~minodice.core.state.GameState`) takes them:
+
+- ``DRAW``: one seat's hand for every game (:meth:`VectorGame.draw` with explicit
+  counts, or :meth:`VectorGame.sample_draw`: dice drawn one by one from the bag, R4);
+- ``BID``: the seat to bid in every game bids (:meth:`VectorGame.bid`); seats bid from the
+  round's start player on, and a game's bids are its own arrays, so a player reading
+  :attr:`VectorGame.bids` before all are in sees what the rules hide: keep them from
+  the agents (R6);
+- ``PLAY``: the seat to roll chooses a die kind (:meth:`VectorGame.choose`, checked
+  against :meth:`VectorGame.legal_kinds`: R8 and R9 from the engine's own tables);
+- ``ROLL``: the chosen die shows a face (:meth:`VectorGame.roll` with face codes, or
+  :meth:`VectorGame.sample_roll`: each face 1/6, R8); the last roll of a trick decides
+  it (R10, R14) and the last trick of a round scores it (R12–R15).
+
+>>> import numpy as np
+>>> games = VectorGame(3, players=4)
+>>> rng = np.random.default_rng(7)
+>>> while not games.over:
+...     games.random_step(rng)
+>>> games.totals.shape, games.steps
+((3, 4), 352)
+
+Randomness is only ever the caller's generator (``numpy.random.Generator``). Actions
+are numbered as in :mod:`minodice.envs.encoding` by :meth:`VectorGame.legal_actions`
+and :meth:`VectorGame.act` (``0..8`` bid, ``9 + k`` roll kind ``k``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from minodice.core.dice import FLAG, SYMBOL_BASE, load_dice_set
+from minodice.core.rules import (
+    MERMAID_BONUS,
+    MINOTAUR_BONUS_PER_GRIFFIN,
+    WINNING_ROLE,
+    Variant,
+    rounds_for,
+)
+from minodice.core.state import GameConfig, GameState, Phase
+from minodice.core.tables import tables_for
+
+__all__ = ["VectorGame"]
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+ACTION_BIDS = 9  # as minodice.envs.encoding numbers actions (not imported: no gymnasium)
+
+
+class VectorGame:
+    """``n`` games of one configuration, stepped together; see the module's docstring.
+
+    ``first_starter`` is the start player of round 1 (R5), one for all games or one per
+    game. Arrays (read them, change them only through the steps): ``hands`` (n, P, K)
+    dice of each kind behind each screen, ``bag`` (n, K), ``bids`` (n, P; -1 until
+    given), ``tricks_won`` (n, P), ``totals`` (n, P), ``round_points`` (n, P: the points
+    of the round last scored), ``current`` (n: the seat to act, during BID, PLAY and
+    ROLL), ``starter``, ``leader`` and ``follow`` (n: the kind whose colour is followed,
+    -1 for none). Scalars: ``phase``, ``round_no``, ``steps`` (steps of each game so far).
+    """
+
+    def __init__(self, n: int, players: int = 4, dice_set: str = "mino",
+                 variant: str | Variant = Variant.STANDARD,
+                 first_starter: int | npt.ArrayLike = 0) -> None:
+        if n < 1:
+            raise ValueError(f"a batch holds at least one game, not {n}")
+        ds = load_dice_set(dice_set)
+        GameState(GameConfig(players, ds, Variant(variant)))  # refuses 2 or 7 players (R1)
+        starters = np.broadcast_to(np.asarray(first_starter, dtype=np.int64), (n,)).copy()
+        if ((starters < 0) | (starters >= players)).any():
+            raise ValueError(f"a first starter is a seat from 0 to {players - 1} (R5)")
+        tables = tables_for(ds)
+        k = len(ds.kinds)
+        self.n, self.players, self.kinds = n, players, k
+        self.dice_set = ds
+        self.variant = Variant(variant)
+        self.rounds = rounds_for(players)
+        self._rows = np.arange(n)
+        self._counts = np.array([kind.count for kind in ds.kinds], dtype=np.int64)
+        self._faces = np.array(ds.face_codes, dtype=np.int64)  # (K, 6) face codes
+        self._special = np.array(ds.special, dtype=np.bool_)
+        # _colour[f + 1, k]: kind k is a number kind of the colour of kind f (f = -1: none)
+        self._colour = np.zeros((k + 1, k), dtype=np.bool_)
+        for f in range(k):
+            for other in tables.colour_kinds[f]:
+                self._colour[f + 1, other] = True
+        self._follow_after = np.array(tables.follow_after, dtype=np.int64)  # (K + 1, K)
+        self._winning_role = np.array([max(r, 0) for r in WINNING_ROLE], dtype=np.int64)
+        self.phase = Phase.DRAW
+        self.round_no = 0
+        self.steps = 0
+        self.totals = np.zeros((n, players), dtype=np.int64)
+        self.round_points = np.zeros((n, players), dtype=np.int64)
+        self.starter = (starters - 1) % players
+        self._start_round()
+
+    # -- set-up ---------------------------------------------------------------------
+
+    def _start_round(self) -> None:
+        n, p, k = self.n, self.players, self.kinds
+        self.round_no += 1
+        self.starter = (self.starter + 1) % p
+        self.bag = np.broadcast_to(self._counts, (n, k)).copy()
+        self.hands = np.zeros((n, p, k), dtype=np.int64)
+        self.bids = np.full((n, p), -1, dtype=np.int64)
+        self.tricks_won = np.zeros((n, p), dtype=np.int64)
+        self._bonus = np.zeros((n, p), dtype=np.int64)
+        self._drawn = 0
+        self._bids_in = 0
+        self._tricks = 0
+        self.leader = self.starter.copy()
+        self.current = self.starter.copy()
+        self.phase = Phase.DRAW
+
+    def _start_trick(self, leader: IntArray) -> None:
+        n = self.n
+        self.leader = leader
+        self.current = leader.copy()
+        self.follow = np.full(n, -1, dtype=np.int64)
+        self._rolled = 0
+        self._mask = np.zeros(n, dtype=np.int64)
+        self._last_sym = np.zeros((n, 3), dtype=np.int64)
+        self._griffins = np.zeros(n, dtype=np.int64)
+        self._best = np.full(n, FLAG, dtype=np.int64)
+        self._best_seat = leader.copy()
+        self._pending = np.zeros(n, dtype=np.int64)
+        self.phase = Phase.PLAY
+
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def _expect(self, phase: Phase, what: str) -> None:
+        if self.phase is not phase:
+            raise ValueError(f"cannot {what} now: the games are at {self.phase.name.lower()}")
+
+    # -- chance ---------------------------------------------------------------------
+
+    @property
+    def drawing_seat(self) -> int:
+        """During DRAW, the seat whose hand the next draw is (the same in every game)."""
+        return self._drawn
+
+    def sample_draw(self, rng: np.random.Generator) -> IntArray:
+        """The next seat's hand in every game, drawn die by die from the bag (R4)."""
+        self._expect(Phase.DRAW, "draw")
+        bag = self.bag.copy()
+        hand = np.zeros_like(bag)
+        rows = self._rows
+        for _ in range(self.round_no):
+            cum = np.cumsum(bag, axis=1)
+            pick = (rng.random(self.n) * cum[:, -1]).astype(np.int64)
+            kind = (cum > pick[:, None]).argmax(axis=1)
+            bag[rows, kind] -= 1
+            hand[rows, kind] += 1
+        return hand
+
+    def draw(self, hands: npt.ArrayLike) -> None:
+        """Give the drawing seat these dice (n, K counts) in every game."""
+        self._expect(Phase.DRAW, "draw")
+        counts = np.asarray(hands, dtype=np.int64)
+        if counts.shape != (self.n, self.kinds):
+            raise ValueError(f"a draw is {self.n} x {self.kinds} counts, not {counts.shape}")
+        if (counts < 0).any() or (counts.sum(axis=1) != self.round_no).any():
+            raise ValueError(f"R4: each hand is {self.round_no} dice in round {self.round_no}")
+        if (counts > self.bag).any():
+            raise ValueError("R3: more dice of a kind drawn than the bag holds")
+        self.bag -= counts
+        self.hands[:, self._drawn] = counts
+        self._drawn += 1
+        self.steps += 1
+        if self._drawn == self.players:
+            self.phase = Phase.BID
+            self.current = self.starter.copy()
+
+    def sample_roll(self, rng: np.random.Generator) -> IntArray:
+        """The face code each game's chosen die shows (each face 1/6, R8)."""
+        self._expect(Phase.ROLL, "roll")
+        faces = (rng.random(self.n) * 6).astype(np.int64)
+        return self._faces[self._pending, faces]
+
+    def roll(self, codes: npt.ArrayLike) -> None:
+        """Each game's chosen die shows face code ``codes[g]`` (one of the die's faces)."""
+        self._expect(Phase.ROLL, "roll")
+        code = np.asarray(codes, dtype=np.int64)
+        if code.shape != (self.n,):
+            raise ValueError(f"a roll is {self.n} face codes, not {code.shape}")
+        if not (self._faces[self._pending] == code[:, None]).any(axis=1).all():
+            raise ValueError("R8: a die shows one of its own six faces")
+        rows, seat, kind = self._rows, self.current, self._pending
+        self.hands[rows, seat, kind] -= 1
+        self.follow = self._follow_after[self.follow + 1, kind]  # R9: the colour to follow
+        symbol = code >= SYMBOL_BASE
+        if symbol.any():
+            role = np.where(symbol, code - SYMBOL_BASE, 0)
+            self._mask |= np.where(symbol, 1 << role, 0)
+            self._last_sym[rows[symbol], role[symbol]] = seat[symbol]
+            self._griffins += symbol & (role == 1)
+        better = ~symbol & (code > FLAG) & (code >= self._best)
+        self._best = np.where(better, code, self._best)
+        self._best_seat = np.where(better, seat, self._best_seat)
+        self._rolled += 1
+        self.steps += 1
+        if self._rolled < self.players:
+            self.current = (seat + 1) % self.players
+            self.phase = Phase.PLAY
+        else:
+            self._finish_trick()
+
+    def sample_chance(self, rng: np.random.Generator) -> IntArray:
+        """The pending chance event's outcome in every game (a draw or a roll)."""
+        return self.sample_draw(rng) if self.phase is Phase.DRAW else self.sample_roll(rng)
+
+    def apply_chance(self, outcome: npt.ArrayLike) -> None:
+        """Apply a draw (n, K counts) or a roll (n face codes), whichever is pending."""
+        if self.phase is Phase.DRAW:
+            self.draw(outcome)
+        else:
+            self.roll(outcome)
+
+    # -- decisions ------------------------------------------------------------------
+
+    def bid(self, bids: npt.ArrayLike) -> None:
+        """The seat to bid in every game (``current``) bids ``bids[g]`` tricks."""
+        self._expect(Phase.BID, "bid")
+        bid = np.asarray(bids, dtype=np.int64)
+        if bid.shape != (self.n,):
+            raise ValueError(f"a bid step is {self.n} bids, not {bid.shape}")
+        if ((bid < 0) | (bid > self.round_no)).any():
+            raise ValueError(f"R6: a bid is 0 to {self.round_no} in round {self.round_no}")
+        self.bids[self._rows, self.current] = bid
+        self._bids_in += 1
+        self.steps += 1
+        if self._bids_in == self.players:
+            self._start_trick(self.starter.copy())  # R7: the start player leads
+        else:
+            self.current = (self.current + 1) % self.players
+
+    def legal_kinds(self) -> BoolArray:
+        """(n, K): the kinds the seat to roll may roll in each game (R8, R9)."""
+        self._expect(Phase.PLAY, "choose a die")
+        held: BoolArray = self.hands[self._rows, self.current] > 0
+        colour: BoolArray = self._colour[self.follow + 1]
+        must: BoolArray = np.asarray((held & colour).any(axis=1))
+        return held & (~must[:, None] | self._special[None, :] | colour)
+
+    def choose(self, kinds: npt.ArrayLike) -> None:
+        """The seat to roll in every game chooses a die of kind ``kinds[g]``."""
+        kind = np.asarray(kinds, dtype=np.int64)
+        legal = self.legal_kinds()
+        if kind.shape != (self.n,):
+            raise ValueError(f"a choice is {self.n} kinds, not {kind.shape}")
+        if ((kind < 0) | (kind >= self.kinds)).any() or not legal[self._rows, kind].all():
+            bad = int(np.flatnonzero(~legal[self._rows, np.clip(kind, 0, self.kinds - 1)]
+                                     | (kind < 0) | (kind >= self.kinds))[0])
+            raise ValueError(f"game {bad}: kind {int(kind[bad])} may not be rolled (R8, R9)")
+        self._pending = kind
+        self.phase = Phase.ROLL
+        self.steps += 1
+
+    def legal_actions(self) -> BoolArray:
+        """(n, 9 + K): the legal actions of the seat to act, numbered as the encoding's."""
+        out = np.zeros((self.n, ACTION_BIDS + self.kinds), dtype=np.bool_)
+        if self.phase is Phase.BID:
+            out[:, :self.round_no + 1] = True
+        elif self.phase is Phase.PLAY:
+            out[:, ACTION_BIDS:] = self.legal_kinds()
+        return out
+
+    def act(self, actions: npt.ArrayLike) -> None:
+        """A decision by number in every game: bids while bidding, dice while playing."""
+        action = np.asarray(actions, dtype=np.int64)
+        if self.phase is Phase.BID:
+            self.bid(action)
+        elif self.phase is Phase.PLAY:
+            self.choose(action - ACTION_BIDS)
+        else:
+            raise ValueError(f"no decision now: the games are at {self.phase.name.lower()}")
+
+    # -- random play ----------------------------------------------------------------
+
+    def random_step(self, rng: np.random.Generator) -> None:
+        """One step of every game: chance by its probabilities, decisions uniformly among
+        the legal ones (what the benchmark and the distribution test play)."""
+        phase = self.phase
+        if phase is Phase.DRAW:
+            self.draw(self.sample_draw(rng))
+        elif phase is Phase.ROLL:
+            self.roll(self.sample_roll(rng))
+        elif phase is Phase.BID:
+            self.bid((rng.random(self.n) * (self.round_no + 1)).astype(np.int64))
+        elif phase is Phase.PLAY:
+            legal = self.legal_kinds()
+            cum = np.cumsum(legal, axis=1)
+            pick = (rng.random(self.n) * cum[:, -1]).astype(np.int64)
+            self.choose((cum > pick[:, None]).argmax(axis=1))
+        else:
+            raise ValueError("the games are over")
+
+    # -- tricks and rounds ----------------------------------------------------------
+
+    def _finish_trick(self) -> None:
+        rows = self._rows
+        mask = self._mask
+        role = self._winning_role[mask]
+        has_symbol = mask > 0
+        winner = np.where(has_symbol, self._last_sym[rows, role], self._best_seat)  # R10
+        bonus = np.where(has_symbol & (role == 0),
+                         MINOTAUR_BONUS_PER_GRIFFIN * self._griffins, 0)  # R14
+        bonus += np.where(has_symbol & (role == 2) & (mask & 1 > 0), MERMAID_BONUS, 0)
+        self._bonus[rows, winner] += bonus
+        self.tricks_won[rows, winner] += 1
+        self._tricks += 1
+        if self._tricks < self.round_no:
+            self._start_trick(winner)  # R7: the winner leads the next trick
+        else:
+            self._score_round()
+
+    def _score_round(self) -> None:
+        r = self.round_no
+        bids, won = self.bids, self.tricks_won
+        made = bids == won
+        base = np.where(bids == 0, 10 * r, 20 * bids)  # R12, R13
+        if self.variant is Variant.SIMPLIFIED:  # R15: no bonus, nothing lost
+            points = np.where(made, base, 0)
+        else:
+            missed = np.where(bids == 0, -10 * r, -10 * np.abs(bids - won))
+            points = np.where(made, base + self._bonus, missed)  # R14: bonus if made
+        self.round_points = points
+        self.totals = self.totals + points
+        if r == self.rounds:
+            self.phase = Phase.OVER
+        else:
+            self._start_round()
+
+    def __repr__(self) -> str:
+        return (f"<VectorGame {self.n} games of {self.players} players, round "
+                f"{self.round_no}/{self.rounds}, {self.phase.name.lower()}>")
+
+    def snapshot(self) -> dict[str, Any]:
+        """Copies of the public and hidden arrays, for tests and tools."""
+        return {"hands": self.hands.copy(), "bids": self.bids.copy(),
+                "tricks_won": self.tricks_won.copy(), "totals": self.totals.copy()}
