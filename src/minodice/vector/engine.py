@@ -96,7 +96,25 @@ class VectorGame:
         for f in range(k):
             for other in tables.colour_kinds[f]:
                 self._colour[f + 1, other] = True
-        self._follow_after = np.array(tables.follow_after, dtype=np.int64)  # (K + 1, K)
+        # follow_after[(f + 1) * K + k]: the colour to follow once kind k is rolled (R9)
+        self._follow_after = np.array(tables.follow_after, dtype=np.int64).ravel()
+        self._face_flat = self._faces.ravel()
+        # _legal[held * (K + 1) + f + 1]: the kinds (bits) a hand holding the kinds ``held``
+        # (bits) may roll while f's colour is followed: the engine's own statement of R8
+        # and R9 (Tables.rollable), tabulated for every set of kinds held.
+        self._legal = np.zeros((1 << k) * (k + 1), dtype=np.int64)
+        for held in range(1 << k):
+            kinds = [i for i in range(k) if held >> i & 1]
+            for f in range(-1, k):
+                self._legal[held * (k + 1) + f + 1] = sum(1 << i for i in tables.rollable(
+                    kinds, f))
+        # _count[bits]: how many kinds; _nth[bits * K + j]: the j-th kind among them
+        self._count = np.array([bin(b).count("1") for b in range(1 << k)], dtype=np.int64)
+        self._nth = np.zeros((1 << k) * k, dtype=np.int64)
+        for bits in range(1 << k):
+            for j, i in enumerate(i for i in range(k) if bits >> i & 1):
+                self._nth[bits * k + j] = i
+        self._bit = 1 << np.arange(k, dtype=np.int64)
         self._winning_role = np.array([max(r, 0) for r in WINNING_ROLE], dtype=np.int64)
         self.phase = Phase.DRAW
         self.round_no = 0
@@ -114,6 +132,9 @@ class VectorGame:
         self.starter = (self.starter + 1) % p
         self.bag = np.broadcast_to(self._counts, (n, k)).copy()
         self.hands = np.zeros((n, p, k), dtype=np.int64)
+        self._flat_hands = self.hands.reshape(-1)  # a view: hands[g, s, k] at (g*P + s)*K + k
+        self._held = np.zeros((n, p), dtype=np.int64)  # bit k: holds a die of kind k
+        self._flat_held = self._held.reshape(-1)
         self.bids = np.full((n, p), -1, dtype=np.int64)
         self.tricks_won = np.zeros((n, p), dtype=np.int64)
         self._bonus = np.zeros((n, p), dtype=np.int64)
@@ -156,15 +177,17 @@ class VectorGame:
     def sample_draw(self, rng: np.random.Generator) -> IntArray:
         """The next seat's hand in every game, drawn die by die from the bag (R4)."""
         self._expect(Phase.DRAW, "draw")
+        k = self.kinds
         bag = self.bag.copy()
         hand = np.zeros_like(bag)
-        rows = self._rows
+        flat_bag, flat_hand = bag.reshape(-1), hand.reshape(-1)
+        base = self._rows * k
         for _ in range(self.round_no):
             cum = np.cumsum(bag, axis=1)
             pick = (rng.random(self.n) * cum[:, -1]).astype(np.int64)
-            kind = (cum > pick[:, None]).argmax(axis=1)
-            bag[rows, kind] -= 1
-            hand[rows, kind] += 1
+            at = base + (cum <= pick[:, None]).sum(axis=1)  # the die's kind, flattened
+            flat_bag[at] -= 1
+            flat_hand[at] += 1
         return hand
 
     def draw(self, hands: npt.ArrayLike) -> None:
@@ -177,8 +200,13 @@ class VectorGame:
             raise ValueError(f"R4: each hand is {self.round_no} dice in round {self.round_no}")
         if (counts > self.bag).any():
             raise ValueError("R3: more dice of a kind drawn than the bag holds")
+        self._draw(counts)
+
+    def _draw(self, counts: IntArray) -> None:
+        """The draw, checked (or sampled from the bag) by the caller."""
         self.bag -= counts
         self.hands[:, self._drawn] = counts
+        self._held[:, self._drawn] = (counts > 0) @ self._bit
         self._drawn += 1
         self.steps += 1
         if self._drawn == self.players:
@@ -189,7 +217,8 @@ class VectorGame:
         """The face code each game's chosen die shows (each face 1/6, R8)."""
         self._expect(Phase.ROLL, "roll")
         faces = (rng.random(self.n) * 6).astype(np.int64)
-        return self._faces[self._pending, faces]
+        codes: IntArray = self._face_flat[self._pending * 6 + faces]
+        return codes
 
     def roll(self, codes: npt.ArrayLike) -> None:
         """Each game's chosen die shows face code ``codes[g]`` (one of the die's faces)."""
@@ -199,16 +228,26 @@ class VectorGame:
             raise ValueError(f"a roll is {self.n} face codes, not {code.shape}")
         if not (self._faces[self._pending] == code[:, None]).any(axis=1).all():
             raise ValueError("R8: a die shows one of its own six faces")
-        rows, seat, kind = self._rows, self.current, self._pending
-        self.hands[rows, seat, kind] -= 1
-        self.follow = self._follow_after[self.follow + 1, kind]  # R9: the colour to follow
-        symbol = code >= SYMBOL_BASE
-        if symbol.any():
-            role = np.where(symbol, code - SYMBOL_BASE, 0)
-            self._mask |= np.where(symbol, 1 << role, 0)
-            self._last_sym[rows[symbol], role[symbol]] = seat[symbol]
-            self._griffins += symbol & (role == 1)
-        better = ~symbol & (code > FLAG) & (code >= self._best)
+        self._roll(code)
+
+    def _roll(self, code: IntArray) -> None:
+        """The roll, checked (or sampled from the die's faces) by the caller."""
+        seat, kind = self.current, self._pending
+        k = self.kinds
+        at = (self._rows * self.players + seat) * k + kind
+        left = self._flat_hands[at] - 1
+        self._flat_hands[at] = left
+        held_at = self._rows * self.players + seat
+        self._flat_held[held_at] &= ~np.where(left == 0, self._bit[kind], 0)
+        self.follow = self._follow_after[(self.follow + 1) * k + kind]  # R9
+        # R10, incrementally: the symbols seen, the last of each, the best number so far
+        last_sym = self._last_sym
+        for role in range(3):
+            shows = code == SYMBOL_BASE + role
+            self._mask |= shows << role
+            last_sym[:, role] = np.where(shows, seat, last_sym[:, role])
+        self._griffins += code == SYMBOL_BASE + 1
+        better = (code > FLAG) & (code < SYMBOL_BASE) & (code >= self._best)
         self._best = np.where(better, code, self._best)
         self._best_seat = np.where(better, seat, self._best_seat)
         self._rolled += 1
@@ -248,23 +287,27 @@ class VectorGame:
         else:
             self.current = (self.current + 1) % self.players
 
+    def legal_bits(self) -> IntArray:
+        """(n,): the kinds the seat to roll may roll in each game, as bits (R8, R9)."""
+        self._expect(Phase.PLAY, "choose a die")
+        held = self._flat_held[self._rows * self.players + self.current]
+        legal: IntArray = self._legal[held * (self.kinds + 1) + self.follow + 1]
+        return legal
+
     def legal_kinds(self) -> BoolArray:
         """(n, K): the kinds the seat to roll may roll in each game (R8, R9)."""
-        self._expect(Phase.PLAY, "choose a die")
-        held: BoolArray = self.hands[self._rows, self.current] > 0
-        colour: BoolArray = self._colour[self.follow + 1]
-        must: BoolArray = np.asarray((held & colour).any(axis=1))
-        return held & (~must[:, None] | self._special[None, :] | colour)
+        return (self.legal_bits()[:, None] & self._bit[None, :]) > 0
 
     def choose(self, kinds: npt.ArrayLike) -> None:
         """The seat to roll in every game chooses a die of kind ``kinds[g]``."""
         kind = np.asarray(kinds, dtype=np.int64)
-        legal = self.legal_kinds()
+        legal = self.legal_bits()
         if kind.shape != (self.n,):
             raise ValueError(f"a choice is {self.n} kinds, not {kind.shape}")
-        if ((kind < 0) | (kind >= self.kinds)).any() or not legal[self._rows, kind].all():
-            bad = int(np.flatnonzero(~legal[self._rows, np.clip(kind, 0, self.kinds - 1)]
-                                     | (kind < 0) | (kind >= self.kinds))[0])
+        allowed = (kind >= 0) & (kind < self.kinds) & (
+            (legal >> np.clip(kind, 0, self.kinds - 1)) & 1 > 0)
+        if not allowed.all():
+            bad = int(np.flatnonzero(~allowed)[0])
             raise ValueError(f"game {bad}: kind {int(kind[bad])} may not be rolled (R8, R9)")
         self._pending = kind
         self.phase = Phase.ROLL
@@ -295,17 +338,18 @@ class VectorGame:
         """One step of every game: chance by its probabilities, decisions uniformly among
         the legal ones (what the benchmark and the distribution test play)."""
         phase = self.phase
-        if phase is Phase.DRAW:
-            self.draw(self.sample_draw(rng))
-        elif phase is Phase.ROLL:
-            self.roll(self.sample_roll(rng))
+        if phase is Phase.DRAW:  # dice from the bag: no need to check them
+            self._draw(self.sample_draw(rng))
+        elif phase is Phase.ROLL:  # a face of the chosen die: no need to check it
+            self._roll(self.sample_roll(rng))
         elif phase is Phase.BID:
             self.bid((rng.random(self.n) * (self.round_no + 1)).astype(np.int64))
-        elif phase is Phase.PLAY:
-            legal = self.legal_kinds()
-            cum = np.cumsum(legal, axis=1)
-            pick = (rng.random(self.n) * cum[:, -1]).astype(np.int64)
-            self.choose((cum > pick[:, None]).argmax(axis=1))
+        elif phase is Phase.PLAY:  # one of the legal kinds: no need to check it either
+            legal = self.legal_bits()
+            pick = (rng.random(self.n) * self._count[legal]).astype(np.int64)
+            self._pending = self._nth[legal * self.kinds + pick]
+            self.phase = Phase.ROLL
+            self.steps += 1
         else:
             raise ValueError("the games are over")
 
