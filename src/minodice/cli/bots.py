@@ -50,6 +50,12 @@ def tournament(
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds a bot may take "
                                               "for one decision.")] = 10.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+    ray: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--ray", metavar="ADDRESS", help="Play on a Ray cluster: its address, "
+                     "'auto' (the cluster this machine is in) or 'local' (Ray started here "
+                     "with --workers CPUs); the same results. Needs minodice[research]."),
+    ] = None,
 ) -> None:
     """Bots against bots: rotated seats, duplicate deals, statistics per bot."""
     check_range("--players", players, 3, 6)
@@ -69,9 +75,9 @@ def tournament(
             with progress_bar() as progress:
                 task = progress.add_task("Playing", total=games)
                 results = run_games(spec, workers,
-                                    lambda done: progress.update(task, completed=done))
+                                    lambda done: progress.update(task, completed=done), ray)
         else:
-            results = run_games(spec, workers)
+            results = run_games(spec, workers, ray_address=ray)
     except BotError as exc:
         typer.echo(f"minodice tournament: {exc} (seed {seed})", err=True)
         raise typer.Exit(1) from None

@@ -274,13 +274,23 @@ def run_games(
     spec: TournamentSpec,
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
+    ray_address: str | None = None,
 ) -> list[GameResult]:
     """Play every game of ``spec``, in ``workers`` processes; results in game order.
 
     Workers are started fresh (``spawn``): they inherit nothing of this process, such as
     its outside bots' processes. Processes kept ready for outside bots end with the run.
+    With ``ray_address``, the games are Ray tasks on that cluster instead
+    (:mod:`minodice.play.ray_runner`), with the same results.
     """
     try:
+        if ray_address is not None:
+            from minodice.play.ray_runner import run_games_on_ray
+
+            for name in set(spec.bots):
+                load_bot_factory(name)
+            return run_games_on_ray(spec, ray_address, workers,
+                                    _batches(spec, max(workers, 2)), on_progress)
         return _run_games(spec, workers, on_progress)
     finally:
         close_spares()
@@ -301,8 +311,7 @@ def _run_games(
             if on_progress:
                 on_progress(len(results))
         return results
-    chunk = max(1, min(8, spec.games // (workers * 8) or 1))
-    batches = [indices[i:i + chunk] for i in range(0, len(indices), chunk)]
+    batches = _batches(spec, workers)
     with ProcessPoolExecutor(max_workers=workers,
                              mp_context=multiprocessing.get_context("spawn")) as pool:
         pending: set[Future[list[GameResult]]] = {
@@ -327,6 +336,13 @@ def _run_games(
             raise
     results.sort(key=lambda r: r.index)
     return results
+
+
+def _batches(spec: TournamentSpec, workers: int) -> list[list[int]]:
+    """The games in batches of up to 8, about 8 batches a worker (fewer for few games)."""
+    indices = list(range(spec.games))
+    chunk = max(1, min(8, spec.games // (workers * 8) or 1))
+    return [indices[i:i + chunk] for i in range(0, len(indices), chunk)]
 
 
 @dataclass
