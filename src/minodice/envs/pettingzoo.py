@@ -70,7 +70,7 @@ from minodice.core.dice import load_dice_set
 from minodice.core.errors import IllegalActionError
 from minodice.core.rules import Variant
 from minodice.core.state import CHANCE, GameConfig, GameState, Phase
-from minodice.core.view import SeatView, view
+from minodice.core.view import PastRound, SeatView, past_rounds, view
 from minodice.envs.encoding import (
     action_of,
     action_size,
@@ -117,6 +117,7 @@ class MinoDiceEnv(AECEnv[str, Observation, int]):
         self._rng: random.Random | None = None
         self.state_: GameState | None = None
         self.final_totals: list[int] = []
+        self._history: tuple[tuple[int, bool], tuple[PastRound, ...]] = ((-1, False), ())
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -149,6 +150,7 @@ class MinoDiceEnv(AECEnv[str, Observation, int]):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.final_totals = []
+        self._history = ((-1, False), ())
         self._play_chance()
         self._select()
 
@@ -173,10 +175,15 @@ class MinoDiceEnv(AECEnv[str, Observation, int]):
 
     def view(self, agent: str) -> SeatView:
         """What ``agent`` may know now: the engine's own per-seat view."""
-        return view(self.game, self._seat[agent])
+        state = self.game
+        key = (len(state.rounds), state.is_terminal())
+        if self._history[0] != key:  # the finished rounds change only when one ends
+            self._history = (key, past_rounds(state))
+        return view(state, self._seat[agent], self._history[1])
 
     def observe(self, agent: str) -> Observation:
-        seat_view = self.view(agent)
+        # The vector reads no finished round: the view without them is enough.
+        seat_view = view(self.game, self._seat[agent], ())
         return {"observation": observation_vector(seat_view),
                 "action_mask": legal_mask(seat_view)}
 
@@ -280,7 +287,7 @@ class MinoDiceParallelEnv(ParallelEnv[str, Observation, int]):
     def _observe(self, agent: str) -> Observation:
         game = self._aec.game
         seat = self._aec._seat[agent]
-        seat_view = view(game, seat)
+        seat_view = view(game, seat, ())  # the vector reads no finished round
         mask = np.zeros(self.noop + 1, dtype=np.int8)
         mask[:self.noop] = legal_mask(seat_view)
         if game.phase is Phase.BID and game.bids[seat] < 0:
