@@ -18,6 +18,9 @@ from minodice.play.tournament import TournamentSpec, run_games
 ray = pytest.importorskip("ray", reason="the research extra is not installed "
                           "(pip install -e '.[research]', or make research-test)")
 
+# Each test starts a real Ray instance (tens of seconds here): make check leaves them out.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 OUTSIDE_FILE = "tests/plugins/outside_bot.py:FirstLegalBot"
 
