@@ -35,8 +35,9 @@ voids                 K × P         per seat, the number kinds it has shown it 
 ``4-player mino``: 8 + 5 + 7 + 7 + 36 + 8 + 52 + 28 = 151 values
 (:func:`vector_size`).
 
->>> from minodice.core.state import GameState
 >>> import random
+>>> from minodice.core.state import GameState
+>>> from minodice.core.view import view
 >>> state = GameState.new(players=4)
 >>> for _ in range(4):
 ...     state.apply_chance(state.sample_chance(random.Random(3)))
@@ -54,10 +55,10 @@ from minodice.bots.sampling import unseen_counts, void_kinds
 from minodice.core.actions import BIDS, Action, Bid, Roll
 from minodice.core.dice import FLAG, SYMBOL_BASE, DiceSet
 from minodice.core.state import Phase
-from minodice.core.view import SeatView, view
+from minodice.core.view import SeatView
 
-__all__ = ["ACTION_BIDS", "action_of", "action_size", "index_of", "observation_vector",
-           "vector_size", "view"]
+__all__ = ["ACTION_BIDS", "action_of", "action_size", "index_of", "legal_mask",
+           "observation_vector", "vector_size"]
 
 ACTION_BIDS = len(BIDS)  # bids 0..8
 MAX_ROUNDS = 8
