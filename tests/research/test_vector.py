@@ -141,6 +141,7 @@ def _summary(totals: list[list[int]], made: list[int], rounds: int) -> dict[str,
             "made": sum(made) / (len(totals) * len(totals[0]) * rounds)}
 
 
+@pytest.mark.slow  # 2,000 scalar games: make check leaves it out
 def test_random_games_have_the_same_distributions_in_both_engines() -> None:
     """2,000 random 4-player games each: mean and spread of the totals and the share of
     bids made agree within 4.5 standard errors (a false alarm about once in 100,000), the
