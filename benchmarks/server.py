@@ -1,10 +1,12 @@
 """Server capacity: tables of four people playing over real WebSockets against a real server.
 
-A real ``minodice serve`` process (``--bot-delay 0 --http-rate 100000``, a fresh SQLite file
-per level) and separate load processes (this script with ``--load``) on 127.0.0.1. Each
-simulated person holds one WebSocket; when a view gives it a ``turn`` it waits the think
-time (2 s), then sends ``{"type": "act", "turn": T, "action": <a random legal action>}``.
-A table whose game ends creates and joins a new one, so every level keeps its tables busy.
+A real ``minodice serve`` process (``--bot-delay 0`` and its per-address and flood limits
+raised out of the way, :data:`UNLIMITED`: every simulated person comes from 127.0.0.1; a
+fresh SQLite file per level) and separate load processes (this script with ``--load``) on
+127.0.0.1. Each simulated person holds one WebSocket; when a view gives it a ``turn`` it
+waits the think time (2 s), then sends
+``{"type": "act", "turn": T, "action": <a random legal action>}``. A table whose game
+ends creates and joins a new one, so every level keeps its tables busy.
 
 Latency is measured by the load process from sending an action to receiving the first view
 (higher ``seq``) in which that seat's decision shows: the number of decisions the seat has
@@ -537,6 +539,11 @@ def probe_server(port: int, duration: float, every: float = 0.1) -> list[float]:
     return times
 
 
+UNLIMITED = ("--http-rate", "100000", "--read-rate", "100000", "--connect-rate", "100000",
+             "--new-tables", "1000000", "--all-tables-rate", "100000", "--max-waiting",
+             "1000000")
+
+
 class Server:
     """``minodice serve`` in its own process group, stopped (group and all) on exit."""
 
@@ -545,7 +552,7 @@ class Server:
         self.log = workdir / f"server-{name}.log"
         self.command = [sys.executable, "-m", "minodice", "serve", "--port", str(self.port),
                         "--db", str(workdir / f"{name}.sqlite3"), "--bot-delay", "0",
-                        "--http-rate", "100000", "--grace", "3600",
+                        *UNLIMITED, "--grace", "3600",
                         "--bot-workers", str(args.bot_workers)]
         self.process: subprocess.Popen[bytes] | None = None
         self.log_seen = 0
@@ -1002,8 +1009,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"# {command} ({datetime.date.today().isoformat()})")
         print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, websockets "
               f"{version('websockets')}, uvicorn {version('uvicorn')}; open files {limit}")
-        print(f"server: python -m minodice serve --bot-delay 0 --http-rate 100000 --grace 3600 "
-              f"--bot-workers {args.bot_workers} (fresh process and database per level)")
+        print(f"server: python -m minodice serve --bot-delay 0 {' '.join(UNLIMITED)} "
+              f"--grace 3600 --bot-workers {args.bot_workers} (fresh process and database "
+              "per level)")
         print(f"load: {args.load_procs} load process(es) sharing the machine; think "
               f"{args.think:g} s; warm-up {args.warmup:g} s, measured {args.duration:g} s; "
               f"games {'spread over their stages first' if args.spread else 'from the start'};"

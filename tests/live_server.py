@@ -27,6 +27,9 @@ from typing import Any
 import httpx
 
 READY_TIMEOUT = 30.0  # seconds: a hang guard for a server answering after its start
+# A test suite is one client address doing what many people would: the per-address flood
+# limits are raised for it (tests/online/test_floods.py runs servers with the real ones).
+LENIENT = ("--connect-rate", "100", "--new-tables", "100000", "--read-rate", "1000")
 GAME_TIMEOUT = 120.0  # seconds: a hang guard for a game of bots
 
 
@@ -42,7 +45,8 @@ class LiveServer:
     """One server's settings and its current process (``None`` before the first start).
 
     ``grace`` is ``--grace`` (seconds away before a bot plays for a person); ``options``
-    are more options for ``minodice serve``.
+    are more options for ``minodice serve``; ``lenient``: the per-address limits raised
+    (:data:`LENIENT`), else the server's defaults.
     """
 
     db: Path
@@ -50,6 +54,7 @@ class LiveServer:
     log: Path
     grace: float = 30.0
     options: tuple[str, ...] = ()
+    lenient: bool = True
     proc: subprocess.Popen[bytes] | None = None
     groups: list[int] = field(default_factory=list)  # every process group started
 
@@ -64,7 +69,8 @@ class LiveServer:
     def command(self) -> list[str]:
         return [sys.executable, "-m", "minodice", "serve", "--host", "127.0.0.1",
                 "--port", str(self.port), "--db", str(self.db), "--bot-delay", "0",
-                "--grace", f"{self.grace:g}", *self.options]
+                "--grace", f"{self.grace:g}", *(LENIENT if self.lenient else ()),
+                *self.options]
 
     def start(self) -> None:
         """Start the server (again) and wait until it answers; fail after READY_TIMEOUT."""
@@ -143,18 +149,18 @@ StartServer = Callable[..., LiveServer]
 
 
 @contextlib.contextmanager
-def servers(folder: Path, grace: float = 30.0,
-            options: tuple[str, ...] = ()) -> Iterator[StartServer]:
+def servers(folder: Path, grace: float = 30.0, options: tuple[str, ...] = (),
+            lenient: bool = True) -> Iterator[StartServer]:
     """``start(db=None, port=None, grace=None)`` starts a server whose files are in
-    ``folder`` (``grace`` and ``options`` the defaults for each); every server it started
-    is stopped at the end."""
+    ``folder`` (``grace``, ``options`` and ``lenient`` the defaults for each); every
+    server it started is stopped at the end."""
     started: list[LiveServer] = []
 
     def start(db: Path | None = None, port: int | None = None,
               grace: float = grace) -> LiveServer:
         count = len(started) + 1
         server = LiveServer(db or folder / f"db{count}.sqlite3", port or free_port(),
-                            folder / f"server{count}.log", grace, options)
+                            folder / f"server{count}.log", grace, options, lenient)
         started.append(server)
         server.start()
         return server

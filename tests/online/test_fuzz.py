@@ -28,14 +28,15 @@ from starlette.testclient import WebSocketTestSession
 
 from minodice.core.record import load_record
 from minodice.server import app as app_module
-from minodice.server.app import create_app
+from minodice.server.app import Caps, create_app
 from minodice.server.protocol import ERROR_CODES, MAX_MESSAGE
 from minodice.server.room import Room, Settings
 from minodice.server.store import Store
 
 from .test_hidden import InProcessPool
 
-HTTP_CODES = ("bad_request", "not_found", "forbidden", "conflict", "too_large", "rate_limited")
+HTTP_CODES = ("bad_request", "not_found", "forbidden", "conflict", "too_large", "rate_limited",
+              "busy")
 JSON_HEADERS = {"content-type": "application/json"}
 FUZZ = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -57,10 +58,16 @@ class Server:
 
 def _app(path: Path, http_rate: float = 20.0, http_burst: float = 60.0,
          ws_rate: float = 20.0) -> FastAPI:
-    # The bots decide in this process (InProcessPool): no worker processes to start.
+    # The bots decide in this process (InProcessPool): no worker processes to start. Every
+    # request comes from one address ("testclient"): the per-address flood limits (tested
+    # in test_floods.py) are raised out of the way, and a refusal comes at once.
+    many = 1e9
+    caps = Caps(read_rate=many, read_burst=many, tables_burst=many, tables_rate=many,
+                all_tables_burst=many, all_tables_rate=many, connect_burst=many,
+                connect_rate=many, chat_burst=many, chat_rate=many, refusal_delay=0.0)
     return create_app(Store.sqlite(path), Settings(bot_delay=0, grace=3600.0),
                       InProcessPool(0), http_rate=http_rate, http_burst=http_burst,
-                      ws_rate=ws_rate)
+                      ws_rate=ws_rate, caps=caps)
 
 
 @pytest.fixture(scope="module")

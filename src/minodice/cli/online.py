@@ -43,17 +43,53 @@ def serve(
         typer.Option("--allow-origin", help="Another site whose pages may open WebSockets "
                      "here (e.g. https://example.org); repeatable."),
     ] = None,
+    public_url: Annotated[
+        Optional[list[str]],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--public-url", help="An address people open this server at (e.g. "
+                     "https://dice.example.org), when it is not --host:--port; its pages "
+                     "may open WebSockets. Repeatable."),
+    ] = None,
+    forwarded_allow_ips: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--forwarded-allow-ips", help="Comma-separated addresses of reverse "
+                     "proxies whose X-Forwarded-For names the client (default: none; the "
+                     "header is ignored)."),
+    ] = None,
     http_rate: Annotated[float, typer.Option(help="Requests a second per client address "
                                              "(POST); more are refused.")] = 20.0,
+    read_rate: Annotated[float, typer.Option(help="GET requests a second per client "
+                                             "address (bursts of 6x).")] = 10.0,
+    connect_rate: Annotated[float, typer.Option(help="WebSocket connections a second per "
+                                                "client address (bursts of 20x).")] = 1.0,
+    new_tables: Annotated[int, typer.Option(help="Tables one client address may create in "
+                                            "10 minutes.")] = 60,
+    all_tables_rate: Annotated[float, typer.Option(help="Tables all client addresses "
+                                                   "together may create a second (bursts "
+                                                   "of 10x).")] = 10.0,
+    max_waiting: Annotated[int, typer.Option(help="Tables waiting for players, in all; "
+                                             "more are refused (busy).")] = 1000,
+    expire_waiting: Annotated[float, typer.Option(help="Minutes a waiting table nobody "
+                                                  "joins or watches is kept.")] = 30.0,
+    max_connections: Annotated[int, typer.Option(help="Open connections at most (fewer if "
+                                                 "file descriptors run out first).")] = 10000,
+    request_timeout: Annotated[float, typer.Option(help="Seconds a client has to send a "
+                                                   "whole request; then it is closed.")] = 10.0,
+    advice_workers: Annotated[int, typer.Option(help="Worker processes of the bid advisor "
+                                                "and trick odds (apart from the bots').")] = 1,
     durable: Annotated[bool, typer.Option(help="Survive power cuts too (SQLite "
                                           "synchronous=FULL; slower).")] = False,
 ) -> None:
     """Serve Mino Dice tables: people and bots play over HTTP and WebSockets."""
     import uvicorn
 
-    from minodice.server.app import create_app
+    from minodice.server.app import Caps, create_app, site_origins
     from minodice.server.botpool import BotPool
     from minodice.server.collector import FREEZE_EVERY
+    from minodice.server.connections import (
+        connection_cap,
+        guarded_protocol,
+        raise_descriptor_limit,
+    )
     from minodice.server.room import Settings
     from minodice.server.store import Store
 
@@ -62,8 +98,18 @@ def serve(
     for name, value in (("--bot-delay", bot_delay), ("--grace", grace)):
         if value < 0:
             raise typer.BadParameter("must be 0 or more", param_hint=name)
-    if bot_workers < 1:
-        raise typer.BadParameter("at least 1", param_hint="--bot-workers")
+    for name, count in (("--bot-workers", bot_workers), ("--advice-workers", advice_workers),
+                        ("--new-tables", new_tables), ("--max-waiting", max_waiting),
+                        ("--max-connections", max_connections)):
+        if count < 1:
+            raise typer.BadParameter("at least 1", param_hint=name)
+    for name, value in (("--read-rate", read_rate), ("--connect-rate", connect_rate),
+                        ("--all-tables-rate", all_tables_rate),
+                        ("--expire-waiting", expire_waiting),
+                        ("--request-timeout", request_timeout), ("--http-rate", http_rate)):
+        if not value > 0:
+            raise typer.BadParameter("must be more than 0", param_hint=name)
+    proxies = [p.strip() for p in (forwarded_allow_ips or "").split(",") if p.strip()]
     path = db or default_db()
     try:
         store = Store.sqlite(path, durable)
@@ -72,18 +118,34 @@ def serve(
                    f"{type(exc).__name__}", err=True)
         raise typer.Exit(1) from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    caps = Caps(read_rate=read_rate, read_burst=read_rate * 6,
+                tables_burst=new_tables, tables_rate=new_tables / 600,
+                all_tables_rate=all_tables_rate, all_tables_burst=all_tables_rate * 10,
+                max_waiting=max_waiting, expire_waiting=expire_waiting * 60,
+                connect_rate=connect_rate, connect_burst=connect_rate * 20)
+    origins = site_origins(host, port, (*(public_url or ()), *(allow_origin or ())))
     application = create_app(store, Settings(bot_delay=bot_delay, grace=grace),
-                             BotPool(bot_workers), tuple(allow_origin or ()), http_rate,
-                             max(60.0, http_rate * 3), freeze_every=FREEZE_EVERY)
+                             BotPool(bot_workers), origins, http_rate,
+                             max(60.0, http_rate * 3), freeze_every=FREEZE_EVERY, caps=caps,
+                             advice_pool=BotPool(advice_workers, queue=caps.advice_queue,
+                                                 niceness=10))
+    connections = connection_cap(max_connections, raise_descriptor_limit())
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     typer.echo(f"Mino Dice is ready: open http://{shown}:{port}/ in your browser "
                "(Ctrl+C stops the server).")
     typer.echo(f"API: http://{shown}:{port}/docs · tables are kept in {path}", err=True)
     # No access log: WebSocket URLs carry seat tokens, and tokens belong in no log.
+    # X-Forwarded-For only from the named proxies (uvicorn's default trusts 127.0.0.1: any
+    # local process, or a proxy passing on what its clients claim, could pose as anyone).
+    # Slow and half-open connections are closed, and capped (server/connections.py).
     uvicorn.run(application, host=host, port=port, access_log=False, log_level="warning",
                 ws_max_size=65536, ws_ping_interval=20, ws_ping_timeout=20,
                 ws_per_message_deflate=False,  # views are small; CPU is the scarce thing
-                timeout_graceful_shutdown=5)  # open WebSockets must not hold a stop up
+                timeout_graceful_shutdown=5,  # open WebSockets must not hold a stop up
+                proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
+                http=guarded_protocol(request_timeout, connections,
+                                      per_address=max(16, connections // 8)),
+                timeout_keep_alive=5, backlog=2048)
 
 
 @app.command()

@@ -5,6 +5,14 @@ Routes are thin (after Starlette/FastAPI's own advice): each reads its request, 
 the answer. The store, the bot pool and the clock come in through :func:`create_app`, so
 tests build the same app around their own. Every refusal is ``{"error": {"code",
 "message"}}`` with a protocol code; nothing internal (no traceback, no path) is ever sent.
+
+No client may starve the others (PROTOCOL.md, Limits): every HTTP request and WebSocket
+connection is counted against its address (the direct peer; ``X-Forwarded-For`` only from
+proxies ``minodice serve --forwarded-allow-ips`` names, which uvicorn resolves before this
+app sees the request), reads as well as writes; chat is limited per seat and per address;
+a seat's sockets and a table's spectators are capped; the advisor has workers and a queue
+of its own. The connection-level guards (header timeout, connection cap) are in
+:mod:`minodice.server.connections`.
 """
 
 from __future__ import annotations
@@ -13,15 +21,17 @@ import asyncio
 import contextlib
 import json
 import logging
+import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
@@ -34,9 +44,9 @@ from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
 from minodice.i18n import LANGUAGES, translator
 from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
-from minodice.server.botpool import BotPool, advice_json, trick_odds_json
+from minodice.server.botpool import BotPool, PoolBusyError, advice_json, trick_odds_json
 from minodice.server.collector import keep_collections_short
-from minodice.server.lobby import ApiError, Lobby
+from minodice.server.lobby import LOBBY_PAGE, LOBBY_PAGE_MAX, ApiError, Lobby
 from minodice.server.protocol import (
     MAX_MESSAGE,
     Act,
@@ -155,21 +165,65 @@ class Limits:
         return True
 
 
+@dataclass(frozen=True)
+class Caps:
+    """What one client may use of the server (``minodice serve`` options, PROTOCOL.md
+    Limits): beyond it, it is refused and the other tables do not notice."""
+
+    read_rate: float = 10.0         # GET requests a second per address ...
+    read_burst: float = 60.0        # ... up to this many at once (a page load)
+    tables_burst: float = 60.0      # tables one address may create at once ...
+    tables_rate: float = 0.1        # ... and then a second
+    all_tables_burst: float = 100.0  # tables all addresses together may create at once ...
+    all_tables_rate: float = 10.0    # ... and then a second
+    max_waiting: int = 1000         # tables waiting for people, in all
+    expire_waiting: float = 1800.0  # s: a waiting table nobody joins or watches expires
+    sockets_per_seat: int = 4       # WebSockets one seat may hold open at once
+    spectators: int = 50            # spectators' WebSockets at one table
+    connect_burst: float = 20.0     # WebSocket connections one address may open at once ...
+    connect_rate: float = 1.0       # ... and then a second
+    chat_burst: float = 15.0        # chat lines from one address at once ...
+    chat_rate: float = 1.5          # ... and then a second
+    advice_queue: int = 8           # advice/odds requests waiting for a worker, in all
+    refusal_delay: float = 1.0      # s before a request over its address's rate is refused
+
+
+def client_address(scope: Scope) -> str:
+    """The client's address as uvicorn gives it (a trusted proxy's ``X-Forwarded-For``
+    already applied, nothing else trusted)."""
+    client = scope.get("client") or ("?", 0)
+    return str(client[0])
+
+
 class GuardMiddleware:
     """Refuses HTTP bodies over the size limit and clients over the request rate, before
-    any route sees them (pure ASGI: no buffering of what it lets through)."""
+    any route sees them (pure ASGI: no buffering of what it lets through). Reads are
+    limited too, in a bucket of their own: they are cheaper than writes, but a loop of
+    them could still take the event loop from every table.
 
-    def __init__(self, app: ASGIApp, max_body: int, limits: Limits) -> None:
+    A refusal for the rate comes after ``refusal_delay`` seconds: a client looping on its
+    connection (as a flood does) then asks once per delay instead of as fast as the
+    server can say no, and even the refusals (~600 a second from 8 looping clients,
+    measured) stop costing the tables. A sleeping request costs a timer, and the
+    connections that may wait so are capped (:mod:`.connections`)."""
+
+    def __init__(self, app: ASGIApp, max_body: int, limits: Limits, reads: Limits,
+                 refusal_delay: float = 0.0) -> None:
         self.app = app
         self.max_body = max_body
         self.limits = limits
+        self.reads = reads
+        self.refusal_delay = refusal_delay
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        client = scope.get("client") or ("?", 0)
-        if scope["method"] != "GET" and not self.limits.allow(str(client[0])):
+        address = client_address(scope)
+        bucket = self.reads if scope["method"] in ("GET", "HEAD") else self.limits
+        if not bucket.allow(address):
+            if self.refusal_delay:
+                await asyncio.sleep(self.refusal_delay)
             await _send_json(send, 429, "rate_limited", "too many requests; try again shortly")
             return
         headers = dict(scope.get("headers") or [])
@@ -222,12 +276,12 @@ class Connection:
 
     MAX_QUEUED = 500
 
-    def __init__(self, websocket: WebSocket, seat: int | None) -> None:
+    def __init__(self, websocket: WebSocket, seat: int | None, address: str = "?") -> None:
         self.websocket = websocket
         self.seat = seat
+        self.address = address
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.writer = asyncio.ensure_future(self._write())
-        self.chat_times: list[float] = []
 
     def send(self, text: str) -> None:
         if self.queue.qsize() > self.MAX_QUEUED:
@@ -251,16 +305,51 @@ class Connection:
 
 
 def _origin_allowed(websocket: WebSocket, allowed: tuple[str, ...]) -> bool:
-    """Browsers always send ``Origin``; it must name this site (or an allowed one).
-    Clients that send none (bots, scripts) are let in by their token."""
+    """Browsers always send ``Origin``; it must be one of the server's configured public
+    addresses (``allowed``, see :func:`site_origins`). Never compared with the request's
+    own ``Host``: a page of a rebound name (``evil.example`` resolving to this server)
+    sends ``Host`` and ``Origin`` of its own choosing. Clients that send no ``Origin``
+    (bots, scripts) are let in by their token."""
     origin = websocket.headers.get("origin")
     if origin is None:
         return True
-    if origin in allowed:
-        return True
-    host = websocket.headers.get("host", "")
-    parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and parts.netloc == host
+    return normal_origin(origin) in allowed
+
+
+def normal_origin(url: str) -> str:
+    """``scheme://host[:port]`` in lower case, the default port left out (as browsers send
+    ``Origin``); ``""`` for what is no http(s) origin."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return ""
+    try:
+        port = parts.port
+    except ValueError:
+        return ""
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    default = 80 if parts.scheme == "http" else 443
+    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
+
+
+def site_origins(host: str, port: int, public: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The origins whose pages may open WebSockets: the configured public addresses
+    (``--public-url``, ``--allow-origin``), and always the address the server listens on
+    and its loopback forms; a server on every interface (``0.0.0.0``) listens on the
+    machine's own name and addresses too, as far as the system knows them (other names
+    of it, a proxy's, must be given as public addresses)."""
+    names = {host.lower()}
+    if host in ("0.0.0.0", "::", "127.0.0.1", "::1", "localhost"):
+        names |= {"127.0.0.1", "localhost", "::1"}
+    if host in ("0.0.0.0", "::"):
+        names |= _own_names()
+    names -= {"0.0.0.0", "::"}
+    found = [normal_origin(url) for url in public]
+    for name in sorted(names):
+        shown = f"[{name}]" if ":" in name else name
+        found += [normal_origin(f"{scheme}://{shown}:{port}") for scheme in ("http", "https")]
+    return tuple(dict.fromkeys(o for o in found if o))
 
 
 def create_app(
@@ -272,18 +361,30 @@ def create_app(
     http_burst: float = 60.0,
     ws_rate: float = 20.0,
     freeze_every: float = 0.0,
+    caps: Caps | None = None,
+    advice_pool: BotPool | None = None,
 ) -> FastAPI:
     """The server's ASGI app around ``store`` (see the module docstring).
 
     ``freeze_every``: seconds between freezes of the garbage collector's long-lived objects
     (:mod:`.collector`; ``minodice serve`` turns it on, 0 leaves the collector alone).
+    ``allowed_origins``: the site's own origins (:func:`site_origins`). ``advice_pool``:
+    the advisor's workers, never the tables' (default: one worker, a queue of
+    ``caps.advice_queue``, at a lower CPU priority than the tables' workers).
     """
     settings = settings or Settings()
+    caps = caps or Caps()
     bot_pool = pool or BotPool()
-    lobby = Lobby(store, bot_pool, settings)
+    advisor = advice_pool or BotPool(1, queue=caps.advice_queue, niceness=10)
+    lobby = Lobby(store, bot_pool, settings, caps.max_waiting, caps.expire_waiting)
+    table_limits = Limits(caps.tables_rate, caps.tables_burst)
+    all_tables = Limits(caps.all_tables_rate, caps.all_tables_burst)
+    connect_limits = Limits(caps.connect_rate, caps.connect_burst)
+    chat_limits = Limits(caps.chat_rate, caps.chat_burst)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        quiet_protocol_errors()
         resumed = await lobby.resume_all()
         if resumed:
             log.info("resumed %d unfinished tables", resumed)
@@ -299,6 +400,7 @@ def create_app(
         warm.cancel()
         await lobby.close()
         bot_pool.close()
+        advisor.close()
         store.close()
 
     app = FastAPI(title="minodice", version=__version__, lifespan=lifespan,
@@ -372,31 +474,40 @@ def create_app(
 
     @app.post("/api/advise")
     async def advise_bid(body: AdviseRequest) -> dict[str, Any]:
-        """The bid advisor (the ``hard`` bot's model of play) for a hand, in a worker."""
+        """The bid advisor (the ``hard`` bot's model of play) for a hand, in a worker of
+        the advisor's own (never one of the tables' bots)."""
         try:
-            return await bot_pool.run(advice_json, body.players, body.round, body.seat,
-                                      ",".join(body.hand), body.edition, body.variant,
-                                      body.announced)
+            return await advisor.run(advice_json, body.players, body.round, body.seat,
+                                     ",".join(body.hand), body.edition, body.variant,
+                                     body.announced)
         except AdviceError as exc:
             raise ApiError(400, "bad_request", str(exc)) from None
-        except (TimeoutError, BrokenProcessPool):
-            raise ApiError(503, "unavailable", "the advisor is busy; try again") from None
+        except (TimeoutError, BrokenProcessPool, PoolBusyError):
+            raise ApiError(503, "busy", "the advisor is busy; try again shortly") from None
 
     @app.post("/api/odds/trick")
     async def odds_in_trick(body: TrickOddsRequest) -> dict[str, Any]:
         """During a trick: each of your dice's chance to take it (model: bots/odds.py)."""
         rolled = [(r.die, r.face) for r in body.rolled]
         try:
-            return await bot_pool.run(trick_odds_json, body.players, body.hand, rolled,
-                                      body.edition)
+            return await advisor.run(trick_odds_json, body.players, body.hand, rolled,
+                                     body.edition)
         except OddsError as exc:
             raise ApiError(400, "bad_request", str(exc)) from None
-        except (TimeoutError, BrokenProcessPool):
-            raise ApiError(503, "unavailable", "busy; try again") from None
+        except (TimeoutError, BrokenProcessPool, PoolBusyError):
+            raise ApiError(503, "busy", "the advisor is busy; try again shortly") from None
 
     @app.post("/api/tables", status_code=201)
-    async def create_table(body: CreateTable) -> dict[str, Any]:
+    async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
         """Create a table; bot seats are taken at once, the rest wait for people."""
+        # A refusal waits as the middleware's does: a looping client is slowed down.
+        if not table_limits.allow(client_address(request.scope)):
+            await asyncio.sleep(caps.refusal_delay)
+            raise ApiError(429, "rate_limited", "too many new tables from your address; "
+                           "try again later")
+        if not all_tables.allow(""):
+            await asyncio.sleep(caps.refusal_delay)
+            raise ApiError(503, "busy", "too many new tables at once; try again shortly")
         room, host_token = await lobby.create(body.players, body.edition, body.variant,
                                         list(body.bots) if body.bots is not None else None,
                                         body.turn_seconds, body.public, body.advisor)
@@ -405,9 +516,17 @@ def create_app(
                 "commit": room.row.commit}
 
     @app.get("/api/tables")
-    async def list_tables() -> list[dict[str, Any]]:
-        """The public tables waiting for players."""
-        return lobby.public_tables()
+    async def list_tables(
+        limit: int = Query(LOBBY_PAGE, ge=1, le=LOBBY_PAGE_MAX),
+        after: str | None = Query(None, max_length=40),
+    ) -> Response:
+        """The public tables waiting for players, oldest first, a page at a time: a
+        ``Link: <...>; rel="next"`` header gives the next page's address."""
+        body, cursor = lobby.public_page(limit, after)
+        headers = {}
+        if cursor is not None:
+            headers["link"] = f'</api/tables?limit={limit}&after={cursor}>; rel="next"'
+        return Response(body, media_type="application/json", headers=headers)
 
     @app.get("/api/tables/{table_id}")
     async def table_info(table_id: str) -> dict[str, Any]:
@@ -442,37 +561,109 @@ def create_app(
         return JSONResponse(room.record(), headers={
             "content-disposition": f'attachment; filename="minodice-{room.id}.json"'})
 
+    async def refuse(websocket: WebSocket, code: str, message: str, close: int) -> None:
+        await websocket.send_text(dumps(error_message(code, message)))
+        await websocket.close(code=close)
+
     @app.websocket("/ws/{table_id}")
     async def play(websocket: WebSocket, table_id: str) -> None:
         if not _origin_allowed(websocket, allowed_origins):
             await websocket.close(code=1008)  # before accepting: the handshake gets a 403
             return
         await websocket.accept()
+        address = client_address(websocket.scope)
+        if not connect_limits.allow(address):
+            await refuse(websocket, "rate_limited", "too many connections from your address; "
+                         "try again shortly", 4429)
+            return
         try:
             room = lobby.room(table_id)
         except ApiError as exc:
-            await websocket.send_text(dumps(error_message(exc.code, exc.message)))
-            await websocket.close(code=4404)
+            await refuse(websocket, exc.code, exc.message, 4404)
             return
         token = websocket.query_params.get("token")
         seat = None
         if token:
             seat = lobby.seat_of(room, token)
             if seat is None:
-                await websocket.send_text(dumps(error_message(
-                    "forbidden", "this token opens no seat at this table")))
-                await websocket.close(code=4403)
+                await refuse(websocket, "forbidden", "this token opens no seat at this table",
+                             4403)
                 return
-        await _serve_connection(websocket, room, seat, Limits(ws_rate, ws_rate))
+        if seat is not None and room.sockets_of(seat) >= caps.sockets_per_seat:
+            await refuse(websocket, "busy", f"this seat has {caps.sockets_per_seat} "
+                         "connections open already; close one", 4429)
+            return
+        if seat is None and room.sockets_of(None) >= caps.spectators:
+            await refuse(websocket, "busy", f"this table has {caps.spectators} spectators "
+                         "already", 4429)
+            return
+        await _serve_connection(websocket, room, seat, Limits(ws_rate, ws_rate),
+                                ChatGuard(chat_limits, address))
 
-    app.add_middleware(GuardMiddleware, max_body=MAX_MESSAGE, limits=Limits(http_rate,
-                                                                             http_burst))
+    app.add_middleware(GuardMiddleware, max_body=MAX_MESSAGE,
+                       limits=Limits(http_rate, http_burst),
+                       reads=Limits(caps.read_rate, caps.read_burst),
+                       refusal_delay=caps.refusal_delay)
     return app
 
 
+@dataclass
+class ChatGuard:
+    """Chat lines are limited per seat (the room's count, across all the seat's sockets)
+    and per address (across all its seats and tables), never per socket alone."""
+
+    limits: Limits
+    address: str
+
+    def allow(self, room: Room, seat: int) -> bool:
+        return room.chat_allowed(seat, time.monotonic()) and self.limits.allow(self.address)
+
+
+class _QuietProtocolErrors(logging.Filter):
+    """A client's broken WebSocket frame (invalid UTF-8 in a text frame: uvicorn closes it
+    with 1007 and logs the decoding exception's whole traceback) is the client's fault,
+    not the server's: one warning line, at most one a second, no traceback."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last = 0.0
+        self.dropped = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith("Invalid UTF-8"):
+            return True
+        now = time.monotonic()
+        if now - self.last < 1.0:
+            self.dropped += 1
+            return False
+        more = f" ({self.dropped} more since the last)" if self.dropped else ""
+        self.last, self.dropped = now, 0
+        record.msg = f"a client sent invalid UTF-8 in a WebSocket text frame; closed (1007){more}"
+        record.args = None
+        record.exc_info = record.exc_text = None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def quiet_protocol_errors() -> None:
+    """Install :class:`_QuietProtocolErrors` on uvicorn's error log (once)."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _QuietProtocolErrors) for f in logger.filters):
+        logger.addFilter(_QuietProtocolErrors())
+
+
+def _own_names() -> set[str]:
+    """This machine's host name and the addresses it resolves to (none if unknown)."""
+    name = socket.gethostname()
+    names = {name.lower()} if name else set()
+    with contextlib.suppress(OSError):
+        names |= {str(info[4][0]).lower() for info in socket.getaddrinfo(name, None)}
+    return names
+
+
 async def _serve_connection(websocket: WebSocket, room: Room, seat: int | None,
-                            limits: Limits) -> None:
-    conn = Connection(websocket, seat)
+                            limits: Limits, chat: ChatGuard) -> None:
+    conn = Connection(websocket, seat, chat.address)
     refused = in_row = 0
     try:
         await room.connect(conn)
@@ -503,21 +694,14 @@ async def _serve_connection(websocket: WebSocket, room: Room, seat: int | None,
                 continue
             if isinstance(parsed, Act):
                 await room.on_act(conn, parsed)
-            elif _chat_allowed(conn):
-                await room.on_chat(conn, parsed)
+            elif conn.seat is None or chat.allow(room, conn.seat):
+                await room.on_chat(conn, parsed)  # a spectator is told chat is not theirs
             else:
-                conn.send(dumps(error_message("rate_limited", "at most 5 chat lines in 10 s")))
+                conn.send(dumps(error_message("rate_limited", "at most 5 chat lines in 10 s "
+                                              "a seat")))
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
         await room.disconnect(conn)
         await conn.close()
 
-
-def _chat_allowed(conn: Connection) -> bool:
-    now = time.monotonic()
-    conn.chat_times = [t for t in conn.chat_times if now - t < 10]
-    if len(conn.chat_times) >= 5:
-        return False
-    conn.chat_times.append(now)
-    return True

@@ -6,6 +6,13 @@ view (a :class:`~minodice.core.view.SeatView`, pickled small: the dice set trave
 and comes back as the action's text, which the server checks against the legal actions.
 A worker that crashes, hangs past ``timeout`` or answers nonsense costs one decision: the
 pool is replaced, and the seat plays a uniformly random legal action instead.
+
+Load never counts as a hang: a pool hands a worker at most one job at a time (a semaphore
+of ``workers`` slots) and the timeout starts when the job does, so work waiting its turn
+waits in this process, untimed, and a pool is replaced only for a worker that crashed or
+ran one job past ``timeout``. A pool with a ``queue`` limit (the advisor's: its own
+workers, apart from the tables') refuses work at once with :class:`PoolBusyError` when
+that many jobs already wait, instead of making everyone wait longer.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import random
 import secrets
 from collections.abc import Callable
@@ -29,6 +37,9 @@ T = TypeVar("T")
 #: The page's advisor answers within ~100 ms: fewer simulated dice than the command line's.
 WEB_ADVICE_BUDGET = 8000
 WEB_ADVICE_MAX_SAMPLES = 300
+#: Seconds more a job has when its worker may have to start first (a fresh interpreter
+#: importing the bots takes a second or more on a busy machine: that is no hang).
+SPAWN_ALLOWANCE = 30.0
 
 _bots: dict[str, Bot] = {}
 
@@ -60,6 +71,16 @@ def trick_odds_json(players: int, hand: list[str], rolled: list[tuple[str, int |
     return trick_odds(load_dice_set(edition), players, hand, rolled).to_json()
 
 
+class PoolBusyError(Exception):
+    """The pool's queue is full (or its workers were just replaced): try again later."""
+
+
+def _lower_priority(niceness: int) -> None:
+    """Runs in each new worker of a pool that should yield the CPU to the tables."""
+    if niceness:
+        os.nice(niceness)
+
+
 def _warm() -> int:
     """Import the bots in a fresh worker before the first real decision needs them."""
     make_bot("hard")
@@ -67,40 +88,47 @@ def _warm() -> int:
 
 
 class BotPool:
-    """A pool of worker processes that answer bot decisions."""
+    """A pool of worker processes that answer bot decisions (or other pure computations).
 
-    def __init__(self, workers: int = 2, timeout: float = 10.0) -> None:
+    ``workers``: processes; ``timeout``: seconds one job may run; ``queue``: jobs that may
+    wait for a worker before more are refused (``None``: no limit, for the tables' bots,
+    whose every decision must be made); ``niceness``: added to the workers' scheduling
+    niceness, so that a side service (the advisor) yields the CPU to the tables.
+    """
+
+    def __init__(self, workers: int = 2, timeout: float = 10.0, queue: int | None = None,
+                 niceness: int = 0) -> None:
         self.workers = workers
         self.timeout = timeout
+        self.queue = queue
+        self.niceness = niceness
         self.failures = 0
+        self.replacements = 0
+        self._waiting = 0
+        self._slots = asyncio.Semaphore(workers)
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn: a fresh interpreter, not a fork of a process running an event loop.
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_lower_priority, initargs=(self.niceness,))
 
     async def warm_up(self) -> None:
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._pool, _warm)
-                               for _ in range(self.workers)))
+        await asyncio.gather(*(self._in_worker(_warm) for _ in range(self.workers)))
 
     async def decide(self, spec: str, seat_view: SeatView) -> Action:
         """The bot's decision; a random legal action if the bot or its worker failed."""
         legal = seat_view.legal_actions
-        loop = asyncio.get_running_loop()
         try:
-            future = loop.run_in_executor(self._pool, _decide, spec, seat_view,
-                                          secrets.randbits(64))
-            text = await asyncio.wait_for(future, self.timeout)
+            text = await self._in_worker(_decide, spec, seat_view, secrets.randbits(64))
             action = parse_action(seat_view.dice_set, text)
             if action in legal:
                 return action
             log.warning("bot %s answered %r, which is not legal; playing at random", spec,
                         text[:40])
         except (TimeoutError, BrokenProcessPool) as exc:
-            log.warning("bot %s failed (%s); replacing the workers", spec,
+            log.warning("bot %s failed (%s); its worker was replaced", spec,
                         type(exc).__name__)
-            self._replace()
         except Exception as exc:  # a bot's own exception, raised in the worker
             log.warning("bot %s raised %s; playing at random", spec, type(exc).__name__)
         self.failures += 1
@@ -108,18 +136,49 @@ class BotPool:
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Any pure computation in a worker (the advisor simulates for ~50–200 ms: never
-        on the event loop). Raises what ``fn`` raises; ``TimeoutError`` after ``timeout``."""
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool, fn, *args)
+        on the event loop). Raises what ``fn`` raises; ``TimeoutError`` after it ran
+        ``timeout`` s; :class:`PoolBusyError` when the queue is full."""
+        return await self._in_worker(fn, *args)
+
+    async def _in_worker(self, fn: Callable[..., T], *args: Any) -> T:
+        if self.queue is not None and self._waiting >= self.queue:
+            raise PoolBusyError
+        self._waiting += 1
         try:
-            return await asyncio.wait_for(future, self.timeout)
-        except (TimeoutError, BrokenProcessPool):
-            self._replace()
-            raise
+            await self._slots.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            for attempt in range(2):
+                pool = self._pool
+                started: dict[Any, Any] = getattr(pool, "_processes", None) or {}
+                timeout = self.timeout + (SPAWN_ALLOWANCE if len(started) < self.workers
+                                          else 0.0)
+                future = asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+                try:
+                    return await asyncio.wait_for(future, timeout)
+                except (TimeoutError, BrokenProcessPool):
+                    if pool is self._pool:  # this job's worker failed: the pool is replaced
+                        self._replace()
+                        raise
+                    if attempt:
+                        raise
+                except asyncio.CancelledError:
+                    task = asyncio.current_task()
+                    if task is not None and task.cancelling():
+                        raise  # this caller was cancelled: not the pool's doing
+                    if attempt or pool is self._pool:
+                        raise PoolBusyError from None
+                # The job was lost with a pool replaced for another job's failure: once more
+                # on the new pool (a worker that fails again is this job's own failure).
+            raise AssertionError("unreachable")
+        finally:
+            self._slots.release()
 
     def _replace(self) -> None:
         old = self._pool
         self._pool = self._new_pool()
+        self.replacements += 1
         processes: dict[Any, Any] = getattr(old, "_processes", None) or {}
         for process in list(processes.values()):
             process.kill()  # a hung worker would otherwise live on

@@ -2,12 +2,20 @@
 
 The HTTP routes (:mod:`minodice.server.app`) are thin: they read a request, call one method
 here, and write its answer. Errors are :class:`ApiError` with a protocol code
-(``bad_request``, ``not_found``, ``forbidden``, ``conflict``) and a sentence.
+(``bad_request``, ``not_found``, ``forbidden``, ``conflict``, ``busy``) and a sentence.
+
+Tables waiting for people cost memory, a start-up load and a line in the public list, and
+nobody has to play them: there are at most ``max_waiting`` of them, and one that nobody
+joins or watches for ``expire_waiting`` seconds expires (its row stays, marked
+``expired``, and is never loaded again). The public list is an index in creation order,
+read a page at a time from a cursor, so that a request costs its page, not every table.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
+import json
 import logging
 import secrets
 import unicodedata
@@ -24,6 +32,8 @@ log = logging.getLogger("minodice.server")
 
 NAME_MAX = 24
 FORGET_AFTER = 120.0  # seconds a finished table nobody watches stays in memory
+LOBBY_PAGE, LOBBY_PAGE_MAX = 20, 100  # public tables in one answer: by default, at most
+EXPIRED = "expired"  # the stored status of a waiting table nobody came to
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: readable in a link
 
 
@@ -55,12 +65,23 @@ def new_id() -> str:
 class Lobby:
     """Every table of this server, in memory and in the store."""
 
-    def __init__(self, store: Store, pool: BotPool, settings: Settings) -> None:
+    def __init__(self, store: Store, pool: BotPool, settings: Settings,
+                 max_waiting: int = 1000, expire_waiting: float = 1800.0) -> None:
         self.store = store
         self.pool = pool
         self.settings = settings
+        self.max_waiting = max_waiting
+        self.expire_waiting = expire_waiting
         self.rooms: dict[str, Room] = {}
         self.damaged: dict[str, str] = {}  # table id -> why it could not be loaded
+        # The public waiting tables in creation order, each with its number (the cursor of
+        # GET /api/tables); tables that no longer wait are dropped as they are met.
+        self._listed: list[tuple[int, Room]] = []
+        self._listed_count = 0
+        # Pages of the list as answered: (tables listed then, each room shown and its seq,
+        # the answer, its next cursor), by (limit, cursor).
+        self._pages: dict[tuple[int, str | None],
+                          tuple[int, list[tuple[Room, int]], bytes, str | None]] = {}
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -69,7 +90,18 @@ class Lobby:
 
         A table that cannot be loaded (its log damaged, its row broken) is set aside with
         its id and the reason in the log; every sound table is served all the same.
+        Waiting tables older than ``expire_waiting`` expire unloaded (nobody is connected
+        after a restart, and nobody may have been for long).
         """
+        before = now_ms() - int(self.expire_waiting * 1000)
+        try:
+            expired = await self.store.expire_waiting(before)
+        except StoreError as exc:  # they are loaded as they are, and expire later
+            log.warning("old waiting tables could not be expired now: %s", exc)
+            expired = 0
+        if expired:
+            log.info("%d waiting tables older than %g minutes expired", expired,
+                     self.expire_waiting / 60)
         count = 0
         for table_id in self.store.ids(["waiting", "playing"]):
             try:
@@ -79,6 +111,8 @@ class Lobby:
             async with room.lock:
                 if room.row.status == "waiting" and room.seats_free() == 0:
                     await room._start_stranded()
+            if room.row.status == "waiting":
+                self._list(room)
             room.watch_all_absent()
             room._arm_clock()
             room.kick()
@@ -95,6 +129,9 @@ class Lobby:
                 row = self.store.load(table_id)
                 if row is None:
                     raise ApiError(404, "not_found", "no such table")
+                if row.status == EXPIRED:
+                    raise ApiError(404, "not_found", "this table expired: nobody came to it "
+                                   f"for {self.expire_waiting / 60:g} minutes")
                 room = Room(row, self.store, self.pool, self.settings)
             except ApiError:
                 raise
@@ -124,6 +161,10 @@ class Lobby:
             if level is not None and level not in BUILTIN_BOTS:
                 raise ApiError(400, "bad_request",
                                f"unknown bot; this server offers {', '.join(BUILTIN_BOTS)}")
+        waits = any(level is None for level in levels)
+        if waits and self.waiting() >= self.max_waiting:
+            raise ApiError(503, "busy", f"{self.max_waiting} tables are waiting for players "
+                           "already: join one, or try again later")
         names = iter(bot_seat_names([]))
         seats: list[dict[str, Any]] = []
         for i, level in enumerate(levels):
@@ -147,7 +188,13 @@ class Lobby:
         except StoreError:
             raise _unsaved() from None
         room = self.rooms[row.id] = Room(row, self.store, self.pool, self.settings)
+        if public and waits:
+            self._list(room)
         return room, host_token
+
+    def waiting(self) -> int:
+        """How many tables wait for players now."""
+        return sum(1 for room in self.rooms.values() if room.row.status == "waiting")
 
     async def maybe_start_new(self, room: Room) -> None:
         """A table whose seats are all taken at creation (bots only) starts at once (or,
@@ -228,16 +275,63 @@ class Lobby:
                 return i
         return None
 
-    def public_tables(self) -> list[dict[str, Any]]:
-        out = []
-        for room in list(self.rooms.values()):
-            if room.row.public and room.row.status == "waiting" and room.seats_free():
+    def _list(self, room: Room) -> None:
+        if room.row.public:
+            self._listed_count += 1
+            self._listed.append((self._listed_count, room))
+
+    def public_page(self, limit: int = LOBBY_PAGE, after: str | None = None
+                    ) -> tuple[bytes, str | None]:
+        """:meth:`public_tables` as JSON, answered again as it was while nothing on it
+        changed: every page polls the first one, and a loop of requests should cost no
+        more than checking the ``seq`` of the tables on it. A page changes when a table
+        on it changes (a seat taken, a start: a new ``seq``) or, if it is the last one,
+        when a table is created (tables are only ever added at the end)."""
+        key = (limit, after)
+        cached = self._pages.get(key)
+        if cached is not None:
+            count, shown, body, cursor = cached
+            if (cursor is not None or count == self._listed_count) and all(
+                    room.row.seq == seq and room.row.status == "waiting"
+                    for room, seq in shown):
+                return body, cursor
+        tables, cursor = self.public_tables(limit, after)
+        body = json.dumps(tables, separators=(",", ":")).encode()
+        if len(self._pages) > 1000:
+            self._pages.clear()  # pages asked for once (cursors walked): forget them
+        shown = [(self.rooms[t["table"]], self.rooms[t["table"]].row.seq) for t in tables]
+        self._pages[key] = (self._listed_count, shown, body, cursor)
+        return body, cursor
+
+    def public_tables(self, limit: int = LOBBY_PAGE, after: str | None = None
+                      ) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of the public tables waiting for players, oldest first, from after the
+        cursor ``after``; and the next page's cursor (``None`` on the last page). Costs
+        the tables it shows and those it finds gone, which are then dropped."""
+        start = 0
+        if after:
+            if not after.isdigit():
+                raise ApiError(400, "bad_request", "\"after\" is a cursor from a Link header")
+            start = bisect.bisect_right(self._listed, int(after), key=lambda entry: entry[0])
+        out: list[dict[str, Any]] = []
+        gone = 0
+        i = start
+        while i < len(self._listed) and len(out) < limit:
+            _, room = self._listed[i]
+            i += 1
+            if room.row.status != "waiting" or self.rooms.get(room.id) is not room:
+                gone += 1
+            elif room.seats_free():
                 s = room.row.settings
                 out.append({"table": room.id, "players": s["players"], "edition": s["edition"],
                             "variant": s["variant"], "seats_free": room.seats_free(),
                             "url": f"/t/{room.id}", "names": [
                                 p["name"] for p in room.players() if p["name"]]})
-        return out
+        cursor = str(self._listed[i - 1][0]) if i < len(self._listed) else None
+        if gone > limit:  # each table is dropped once: the sweeps cost what was listed
+            self._listed = [(n, r) for n, r in self._listed
+                            if r.row.status == "waiting" and self.rooms.get(r.id) is r]
+        return out, cursor
 
     async def rematch(self, table_id: str, token: str) -> tuple[Room, int | None, str]:
         """The same people and bots, a new game and a new commitment.
@@ -288,11 +382,39 @@ class Lobby:
             self.rooms.pop(tid).stop()
         return len(gone)
 
+    async def expire_abandoned(self) -> int:
+        """Expire the waiting tables nobody has joined, left or watched for
+        ``expire_waiting`` seconds (no connection open): marked ``expired`` in the store,
+        forgotten here, and never loaded again. Returns how many (a table whose write
+        fails stays as it was, and is tried again next time)."""
+        now = self.settings.clock()
+        gone = [room for room in self.rooms.values()
+                if room.row.status == "waiting" and not room.conns and not room.lock.locked()
+                and now - room.last_active >= self.expire_waiting]
+        count = 0
+        for room in gone:
+            async with room.lock:
+                if room.row.status != "waiting" or room.conns:
+                    continue  # someone came while the others were written
+                try:
+                    await self.store.save_async(room.id, status=EXPIRED)
+                except StoreError:
+                    continue
+                room.row.status = EXPIRED
+                self.rooms.pop(room.id, None)
+                room.stop()
+                count += 1
+        return count
+
     async def keep_tidy(self, every: float = FORGET_AFTER) -> None:
-        """Forget idle finished tables every ``every`` seconds, until cancelled."""
+        """Forget idle finished tables and expire abandoned waiting ones every ``every``
+        seconds, until cancelled."""
         while True:
-            await asyncio.sleep(every)
+            await asyncio.sleep(min(every, self.expire_waiting))
             self.forget_idle()
+            expired = await self.expire_abandoned()
+            if expired:
+                log.info("%d abandoned waiting tables expired", expired)
 
     async def close(self) -> None:
         for room in list(self.rooms.values()):

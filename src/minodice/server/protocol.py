@@ -21,7 +21,7 @@ MAX_MESSAGE = 4096          # bytes of one client message
 MAX_CHAT = 200              # characters of one chat line
 ERROR_CODES = ("bad_request", "not_found", "forbidden", "conflict", "too_large",
                "rate_limited", "illegal", "not_your_turn", "stale", "bad_message",
-               "unavailable", "damaged")
+               "unavailable", "damaged", "busy")
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ log = logging.getLogger("minodice.server")
 
 CHAT_KEPT = 50
 RETRY_AFTER = 1.0  # seconds before a bot's or the clock's move whose write failed is tried again
+CHAT_LINES, CHAT_WINDOW = 5, 10.0  # chat lines a seat may send in a window of seconds
 
 
 def token_hash(token: str) -> str:
@@ -132,6 +133,7 @@ class Room:
         self.deadline: float | None = None
         self._deadline_turn: str | None = None
         self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_KEPT)
+        self._chat_times: dict[int, deque[float]] = {}  # each seat's last lines' times
         self._tasks: set[asyncio.Task[None]] = set()
         # The finished rounds as JSON text, built once a round (public, the same for every
         # view; a string also costs the garbage collector nothing to look at).
@@ -334,6 +336,19 @@ class Room:
         if asked < now or (msg.turn == current and current.endswith("-bid")):
             return error_message("stale", f"turn {msg.turn} is over for you")
         return error_message("not_your_turn", "the game waits for another player")
+
+    def chat_allowed(self, seat: int, now: float) -> bool:
+        """Whether ``seat`` may send a chat line now (at most CHAT_LINES in CHAT_WINDOW s,
+        counted for the seat across all its connections); counts the line if so."""
+        times = self._chat_times.setdefault(seat, deque(maxlen=CHAT_LINES))
+        if len(times) == CHAT_LINES and now - times[0] < CHAT_WINDOW:
+            return False
+        times.append(now)
+        return True
+
+    def sockets_of(self, seat: int | None) -> int:
+        """How many connections ``seat`` holds (``None``: the spectators)."""
+        return sum(1 for conn in self.conns if conn.seat == seat)
 
     async def on_chat(self, conn: Sender, msg: Chat) -> None:
         if conn.seat is None:

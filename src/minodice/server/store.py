@@ -295,6 +295,21 @@ class Store:
                 select(tables.c.id).where(tables.c.status.in_(list(statuses)))
                 .order_by(tables.c.created_at))]
 
+    async def expire_waiting(self, created_before: int) -> int:
+        """Mark every waiting table created before ``created_before`` (ms) ``expired``, in
+        one statement on the store's thread, without loading them (at start-up); returns
+        how many."""
+        counted: list[int] = []
+
+        def job(conn: Connection) -> None:
+            result = conn.execute(update(tables).where(
+                (tables.c.status == "waiting") & (tables.c.created_at < created_before))
+                .values(status="expired"))
+            counted.append(int(result.rowcount))
+
+        await self.write(job)
+        return sum(counted)
+
     def close(self) -> None:
         """Let the connections go (a second close does nothing)."""
         if self._closed:

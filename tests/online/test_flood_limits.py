@@ -1,0 +1,209 @@
+"""The flood limits that need no network: the worker pools under load, the lobby's caps,
+paging and expiry, and the site's origins (issue #14, "No flood may hurt other tables")."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from minodice.server.app import normal_origin, site_origins
+from minodice.server.botpool import BotPool, PoolBusyError
+from minodice.server.lobby import ApiError, Lobby
+from minodice.server.room import Settings
+from minodice.server.store import Store, now_ms
+
+from .test_hidden import InProcessPool
+
+HANG_GUARD = 120.0  # seconds: only a pool that never answers gets near this
+
+
+# -- the pools: load is no failure --------------------------------------------------------
+
+
+async def test_jobs_waiting_for_a_worker_never_time_out_nor_replace_the_pool() -> None:
+    """Six jobs of 0.4 s on one worker with a timeout of 1 s: the last waits 2 s for its
+    turn, which is load, not a hang. Each job is answered, and the pool is never
+    replaced (it used to time the wait too, replace the pool and cancel the others)."""
+    pool = BotPool(workers=1, timeout=1.0)
+    try:
+        await asyncio.wait_for(pool.warm_up(), HANG_GUARD)
+        results = await asyncio.wait_for(asyncio.gather(
+            *(pool.run(time.sleep, 0.4) for _ in range(6)), return_exceptions=True),
+            HANG_GUARD)
+        assert results == [None] * 6
+        assert pool.replacements == 0
+    finally:
+        pool.close()
+
+
+async def test_a_full_queue_refuses_at_once() -> None:
+    """One worker, a queue of two: of five jobs at once, one runs, two wait, and two are
+    refused with PoolBusyError before any has finished."""
+    pool = BotPool(workers=1, timeout=30.0, queue=2)
+    try:
+        await asyncio.wait_for(pool.warm_up(), HANG_GUARD)
+        jobs = [asyncio.ensure_future(pool.run(time.sleep, 0.5)) for _ in range(5)]
+        await asyncio.sleep(0)  # each job has tried to queue
+        refused = [job for job in jobs if job.done()]
+        assert len(refused) == 2
+        assert all(isinstance(job.exception(), PoolBusyError) for job in refused)
+        results = await asyncio.wait_for(asyncio.gather(*jobs, return_exceptions=True),
+                                         HANG_GUARD)
+        assert sum(r is None for r in results) == 3
+        assert pool.replacements == 0
+    finally:
+        pool.close()
+
+
+async def test_a_job_lost_with_another_jobs_hung_worker_runs_again() -> None:
+    """Two workers: one job hangs past the timeout, so its pool is replaced; the other
+    job, still running in that pool, is not lost with it (it used to fail with the
+    pool's CancelledError or BrokenProcessPool: a 500 at /api/advise, a random move at a
+    table) but runs again in the new pool."""
+    pool = BotPool(workers=2, timeout=2.0)
+    try:
+        await asyncio.wait_for(pool.warm_up(), HANG_GUARD)
+        hung = asyncio.ensure_future(pool.run(time.sleep, 60))
+        await asyncio.sleep(1.0)
+        other = asyncio.ensure_future(pool.run(time.sleep, 1.5))  # runs when hung is killed
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(hung, HANG_GUARD)
+        await asyncio.wait_for(other, HANG_GUARD)  # raises if the job was lost
+        assert pool.replacements == 1
+    finally:
+        pool.close()
+
+
+# -- the lobby ------------------------------------------------------------------------------
+
+
+def lobby_with(clock: list[float], max_waiting: int = 1000, expire: float = 1800.0,
+               store: Store | None = None) -> Lobby:
+    return Lobby(store or Store("sqlite://"), InProcessPool(1),
+                 Settings(bot_delay=0, grace=3600.0, clock=lambda: clock[0]),
+                 max_waiting=max_waiting, expire_waiting=expire)
+
+
+async def test_waiting_tables_are_capped_in_all() -> None:
+    lobby = lobby_with([1000.0], max_waiting=3)
+    for _ in range(3):
+        await lobby.create(3, "mino", "standard", None, None, True)
+    with pytest.raises(ApiError) as refused:
+        await lobby.create(3, "mino", "standard", None, None, True)
+    assert (refused.value.status, refused.value.code) == (503, "busy")
+    # A table of bots starts at once: it waits for nobody, and is not refused.
+    room, _ = await lobby.create(3, "mino", "standard", ["random"] * 3, None, False)
+    await lobby.maybe_start_new(room)
+    assert room.row.status == "playing"
+    await lobby.close()
+
+
+async def test_the_public_list_comes_a_page_at_a_time() -> None:
+    lobby = lobby_with([1000.0])
+    made = [(await lobby.create(3, "mino", "standard", None, None, True))[0].id
+            for _ in range(45)]
+    await lobby.create(3, "mino", "standard", None, None, False)  # private: never listed
+    await lobby.join(made[1], "Ana", None)  # still waiting: listed, one seat fewer
+    for i in range(3):  # full, so started: no longer listed
+        await lobby.join(made[2], f"P{i}", None)
+    shown: list[str] = []
+    page, cursor = lobby.public_tables(20)
+    assert len(page) == 20
+    shown += [t["table"] for t in page]
+    while cursor is not None:
+        page, cursor = lobby.public_tables(20, cursor)
+        assert len(page) <= 20
+        shown += [t["table"] for t in page]
+    assert shown == [t for t in made if t != made[2]]  # oldest first, each once
+    with pytest.raises(ApiError):
+        lobby.public_tables(20, "not-a-cursor")
+    await lobby.close()
+
+
+async def test_a_page_is_answered_again_while_nothing_on_it_changed() -> None:
+    lobby = lobby_with([1000.0])
+    made = [(await lobby.create(3, "mino", "standard", None, None, True))[0].id
+            for _ in range(3)]
+    body, cursor = lobby.public_page(2)
+    assert cursor is not None
+    assert lobby.public_page(2) == (body, cursor)
+    assert lobby.public_page(2)[0] is body  # not built again
+    last, end = lobby.public_page(2, cursor)
+    assert end is None
+    await lobby.create(3, "mino", "standard", None, None, True)
+    assert lobby.public_page(2)[0] is body  # a new table goes on the last page only
+    assert lobby.public_page(2, cursor)[0] != last
+    await lobby.join(made[0], "Ana", None)
+    changed, _ = lobby.public_page(2)
+    assert b'"Ana"' in changed
+    for i in range(2):
+        await lobby.join(made[0], f"P{i}", None)  # full: started, no longer listed
+    assert made[0].encode() not in lobby.public_page(2)[0]
+    await lobby.close()
+
+
+async def test_abandoned_waiting_tables_expire_and_are_not_loaded_again(
+        tmp_path: Path) -> None:
+    clock = [1000.0]
+    store = Store.sqlite(tmp_path / "tables.db")
+    lobby = lobby_with(clock, expire=600.0, store=store)
+    abandoned, _ = await lobby.create(3, "mino", "standard", None, None, True)
+    joined, _ = await lobby.create(3, "mino", "standard", None, None, True)
+    watched, _ = await lobby.create(3, "mino", "standard", None, None, True)
+
+    class Watcher:
+        seat: int | None = None
+
+        def send(self, text: str) -> None:
+            pass
+
+    await watched.connect(Watcher())
+    clock[0] += 500
+    await lobby.join(joined.id, "Ana", None)  # a join is activity: its clock starts again
+    clock[0] += 200
+    assert await lobby.expire_abandoned() == 1
+    with pytest.raises(ApiError) as gone:
+        lobby.room(abandoned.id)
+    assert gone.value.code == "not_found"
+    assert "expired" in gone.value.message
+    assert [t["table"] for t in lobby.public_tables()[0]] == [joined.id, watched.id]
+    clock[0] += 500
+    assert await lobby.expire_abandoned() == 1  # Ana's table now; the watched one stays
+    assert lobby.room(watched.id) is watched
+    await lobby.close()
+
+    # A restart: waiting tables older than the expiry are expired without being loaded.
+    store.save(watched.id, created_at=now_ms() - 700_000)
+    fresh, _ = await lobby_with(clock, expire=600.0, store=store).create(
+        3, "mino", "standard", None, None, True)
+    again = lobby_with(clock, expire=600.0, store=store)
+    assert await again.resume_all() == 1
+    assert set(again.rooms) == {fresh.id}
+    with pytest.raises(ApiError):
+        again.room(watched.id)
+    await again.close()
+    store.close()
+
+
+# -- origins ----------------------------------------------------------------------------------
+
+
+def test_the_sites_origins() -> None:
+    assert normal_origin("HTTPS://Dice.Example.org:443/path") == "https://dice.example.org"
+    assert normal_origin("http://127.0.0.1:8000") == "http://127.0.0.1:8000"
+    assert normal_origin("null") == ""
+    assert normal_origin("ftp://x") == ""
+    local = site_origins("127.0.0.1", 8000)
+    assert "http://127.0.0.1:8000" in local
+    assert "http://localhost:8000" in local
+    assert "http://evil.example:8000" not in local
+    public = site_origins("0.0.0.0", 8000, ("https://dice.example.org",))
+    assert public[0] == "https://dice.example.org"
+    assert "http://localhost:8000" in public
+    assert all("0.0.0.0" not in o for o in public)
+    assert f"http://{socket.gethostname().lower()}:8000" in public
+    assert site_origins("192.168.1.5", 80) == ("http://192.168.1.5", "https://192.168.1.5:80")

@@ -1,0 +1,286 @@
+"""No flood may hurt other tables (issue #14), against a real ``minodice serve`` process.
+
+Each flood is the one of ``benchmarks/floods.py`` (the same code, shorter, bounded, from
+loopback addresses of its own): the tests check what the server answers the flood, and
+``test_another_table_during_a_flood`` prints another table's act→view times quiet and
+during each flood (run with ``-s`` to see them) and holds them to a generous bound. These
+servers run with the real per-address limits (``lenient=False``), not the test suite's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import re
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from live_server import LiveServer, StartServer, servers
+
+from .conftest import OPTIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_floods() -> Any:
+    """benchmarks/floods.py as a module (the benchmarks are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location("minodice_floods",
+                                                  ROOT / "benchmarks" / "floods.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+floods = _load_floods()
+
+
+@pytest.fixture
+def strict(tmp_path: Path) -> Iterator[StartServer]:
+    """Servers with the server's own per-address limits."""
+    with servers(tmp_path, options=OPTIONS, lenient=False) as start:
+        yield start
+
+
+def with_options(tmp_path: Path, *options: str) -> Any:
+    """Servers with the real limits and more ``options``, in a folder of their own."""
+    return servers(Path(tempfile.mkdtemp(dir=tmp_path)), options=(*OPTIONS, *options),
+                   lenient=False)
+
+
+async def handshake(server: LiveServer, path: str, headers: dict[str, str]) -> bytes:
+    """A WebSocket handshake by hand (a client library sets Host itself); the status
+    line the server answers with."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    try:
+        lines = [f"GET {path} HTTP/1.1", "Upgrade: websocket", "Connection: Upgrade",
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13",
+                 *(f"{k}: {v}" for k, v in headers.items())]
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+        return (await asyncio.wait_for(reader.readline(), 20)).strip()
+    finally:
+        writer.close()
+
+
+# -- X-Forwarded-For and Origin ----------------------------------------------------------------
+
+
+async def test_forwarded_for_is_trusted_only_from_configured_proxies(
+        tmp_path: Path) -> None:
+    """150 POSTs from one address, each naming another in X-Forwarded-For: the limit of
+    that one address (60 at once, 20 a second) still holds (all 150 used to pass). From a
+    configured proxy the header names the client, and each of the 150 is let through."""
+    with with_options(tmp_path) as start:
+        result = floods.FloodResult()
+        await floods.flood_spoof(start().base, 0, result)
+        assert result.answers["429 rate_limited"] >= 50, result.answers
+    proxy = floods.flood_address(0)  # where flood_spoof posts from
+    with with_options(tmp_path, "--forwarded-allow-ips", proxy) as start:
+        result = floods.FloodResult()
+        await floods.flood_spoof(start().base, 0, result)
+        assert result.answers == {"404 not_found": 150}, result.answers
+
+
+async def test_origin_must_be_a_public_address_not_the_host_header(
+        tmp_path: Path, server: LiveServer) -> None:
+    table = server.post("/api/tables", {"players": 3})["table"]
+    path = f"/ws/{table}"
+    own = f"http://127.0.0.1:{server.port}"
+    # DNS rebinding: a page of evil.example, its name resolving to this server, sends
+    # its own name as Host and Origin. It used to be let in.
+    assert b" 403 " in await handshake(server, path, {"Host": "evil.example",
+                                                      "Origin": "http://evil.example"})
+    assert b" 101 " in await handshake(server, path, {"Host": f"127.0.0.1:{server.port}",
+                                                      "Origin": own})
+    assert b" 101 " in await handshake(server, path, {"Host": f"localhost:{server.port}",
+                                                      "Origin": f"http://localhost:{server.port}"})
+    assert b" 101 " in await handshake(server, path, {"Host": "x"})  # no Origin: a bot
+    with with_options(tmp_path, "--public-url", "https://dice.example.org") as start:
+        public = start()
+        table = public.post("/api/tables", {"players": 3})["table"]
+        assert b" 101 " in await handshake(public, f"/ws/{table}", {
+            "Host": "dice.example.org", "Origin": "https://dice.example.org"})
+        assert b" 403 " in await handshake(public, f"/ws/{table}", {
+            "Host": "dice.example.org", "Origin": "https://evil.example"})
+
+
+# -- broken frames -----------------------------------------------------------------------------
+
+
+async def test_invalid_utf8_in_a_frame_is_one_warning_line(server: LiveServer) -> None:
+    before = len(server.log_text())
+    result = floods.FloodResult()
+    await floods.flood_utf8(server.base, 0, result, frames=10)
+    assert result.answers == {"closed 1007": 10}, result.answers  # the client is told
+    await asyncio.sleep(0.5)
+    log = server.log.read_text(errors="replace")[before:] if before else server.log_text()
+    assert "Traceback" not in log, log
+    assert "ERROR" not in log, log
+    lines = [line for line in log.splitlines() if "UTF-8" in line]
+    assert 1 <= len(lines) <= 10, log
+    assert all("WARNING" in line for line in lines), log
+
+
+# -- HTTP connections --------------------------------------------------------------------------
+
+
+async def test_slow_and_half_open_connections_are_closed(tmp_path: Path) -> None:
+    """200 connections that send half a request and then a byte a second: each is closed
+    once its request is 2 s late (they used to be held for ever), and a new client is
+    served all the while."""
+    with with_options(tmp_path, "--request-timeout", "2") as start:
+        base = start().base
+        result = floods.FloodResult()
+        await floods.flood_half_open(base, 8.0, result, connections=200, addresses=5)
+    answers = result.answers
+    assert answers["opened"] == 200, answers
+    assert answers["closed by the server"] == 200, answers
+    assert answers["new clients failed"] == 0, answers
+    assert answers["new clients served"] >= 5, answers
+
+
+async def test_a_full_server_closes_the_oldest_unfinished_request(tmp_path: Path) -> None:
+    """A cap of 60 connections and 150 held half-open: a new client is still served (the
+    oldest unfinished requests make room), and the half-open ones do not pile up."""
+    with with_options(tmp_path, "--max-connections", "60", "--request-timeout", "60") \
+            as start:
+        base = start().base
+        result = floods.FloodResult()
+        await floods.flood_half_open(base, 5.0, result, connections=150, addresses=5)
+    answers = result.answers
+    assert answers["new clients failed"] == 0, answers
+    assert answers["new clients served"] >= 3, answers
+    assert answers["closed by the server"] >= 150 - 60, answers
+
+
+# -- the advisor -------------------------------------------------------------------------------
+
+
+async def test_an_advice_flood_is_told_busy_never_a_500(strict: StartServer) -> None:
+    server = strict()
+    result = floods.FloodResult()
+    await floods.flood_advise(server.base, 4.0, result, addresses=8, concurrency=4)
+    answers = result.answers
+    assert set(answers) <= {"200", "503 busy", "429 rate_limited"}, answers
+    assert answers["200"] >= 1, answers
+    assert answers["503 busy"] >= 1, answers  # its own queue is full: told at once
+    log = server.log_text()
+    assert "replac" not in log, log  # no pool replaced for load
+    assert "Traceback" not in log, log
+
+
+# -- chat and sockets --------------------------------------------------------------------------
+
+
+async def test_chat_and_connections_are_limited_per_seat_and_address(
+        strict: StartServer) -> None:
+    """One seat's 20 sockets chatting and another seat's connect/disconnect loop (3 s):
+    4 sockets a seat, 5 lines a seat in 10 s (it used to be per socket: 100 lines in a
+    second), 20 connections an address at once; the other seat is sent a view for each
+    connection made, not for each one tried."""
+    server = strict()
+    result = floods.FloodResult()
+    await floods.flood_chat(server.base, 3.0, result)
+    answers = result.answers
+    assert answers["chat busy"] == 16, answers  # sockets over 4 for the seat: refused
+    assert answers["socket closed 4429"] == 16, answers
+    assert 1 <= answers["chat lines delivered"] <= 5, answers
+    assert answers["cycle refused"] >= 1, answers
+    assert answers["cycle made"] <= 4 * 20 + 4 * 4, answers  # bursts, then 1 a second
+    assert answers["views sent to another seat"] <= 2 * answers["cycle made"] + 10, answers
+
+
+async def test_spectators_are_capped_per_table(server: LiveServer) -> None:
+    table = server.post("/api/tables", {"players": 3})["table"]
+    url = f"{server.ws_base}/ws/{table}"
+    sockets = []
+    try:
+        for _ in range(50):
+            ws = await floods.ws_from("127.0.0.1", url)
+            sockets.append(ws)
+            assert '"view"' in await asyncio.wait_for(ws.recv(), 20)
+        ws = await floods.ws_from("127.0.0.1", url)
+        sockets.append(ws)
+        assert '"busy"' in await asyncio.wait_for(ws.recv(), 20)
+        await asyncio.wait_for(ws.wait_closed(), 20)
+        assert ws.close_code == 4429
+    finally:
+        for ws in sockets:
+            await ws.close()
+
+
+# -- the lobby ---------------------------------------------------------------------------------
+
+
+async def test_the_lobby_is_limited_and_paged(strict: StartServer) -> None:
+    server = strict()
+    address = floods.flood_address(0)
+    async with floods.http_from(address, server.base) as http:
+        codes = [(await http.post("/api/tables", json={"players": 3, "public": True}))
+                 .status_code for _ in range(61)]
+        assert codes == [201] * 60 + [429]  # 60 tables an address in 10 minutes
+        first = await http.get("/api/tables")
+        assert len(first.json()) == 20
+        link = first.headers["link"]
+        found = re.fullmatch(r'<(/api/tables\?limit=20&after=\d+)>; rel="next"', link)
+        assert found is not None, link
+        seen = [t["table"] for t in first.json()]
+        path: str | None = found.group(1)
+        while path is not None:
+            page = await http.get(path)
+            seen += [t["table"] for t in page.json()]
+            nxt = re.fullmatch(r"<([^>]+)>.*", page.headers.get("link", ""))
+            path = nxt.group(1) if nxt else None
+        assert len(seen) == len(set(seen)) == 60
+        assert (await http.get("/api/tables?limit=1000")).status_code == 400
+    async with floods.http_from(floods.flood_address(1), server.base) as http:
+        reads = [(await http.get("/api/tables")).status_code for _ in range(150)]
+    assert reads[:60] == [200] * 60, reads  # reads are limited too (30 a second, 90 at
+    assert 429 in reads, reads               # once): a loop of them is refused
+
+
+# -- another table during each flood -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("flood", ["tables", "lobby", "half-open", "advise", "chat"])
+async def test_another_table_during_a_flood(tmp_path: Path, strict: StartServer,
+                                            flood: str) -> None:
+    """Another table's act→view during each flood: printed, and held to a generous bound
+    (the lobby's: 4,000 public tables used to make each GET /api/tables 1 MB, and a loop
+    of them took the other table's act→view from milliseconds to seconds)."""
+    options: dict[str, Any] = {"connections": 300} if flood == "half-open" else {}
+    if flood == "lobby":
+        db = tmp_path / "lobby.sqlite3"
+        floods.fill_lobby(db, 4000)
+        with with_options(tmp_path, "--max-waiting", "10000") as start:
+            await measured(start(db=db), flood, options)
+    else:
+        await measured(strict(), flood, options)
+
+
+async def measured(server: LiveServer, flood: str, options: dict[str, Any]) -> None:
+    found = await floods.measure(server.base, flood, 5.0, quiet=4.0, **options)
+    print("\n" + "\n".join(found.lines()))
+    quiet, during = found.quiet[0], found.flood[0]
+    assert len(quiet) >= 10, found.lines()
+    assert len(during) >= 10, found.lines()
+    bound = 5 * floods.percentile(quiet, 50) + 0.1  # generous: a shared, busy machine
+    assert floods.percentile(during, 50) <= bound, found.lines()
+    assert "Traceback" not in server.log_text()
+
+
+def test_floods_run_from_their_own_addresses() -> None:
+    """The floods never come from the probe's address (127.0.0.1), so that per-address
+    limits meet the flood, as on a network."""
+    addresses = {floods.flood_address(i) for i in range(1000)}
+    assert floods.PROBE_ADDRESS not in addresses
+    assert len(addresses) == 1000
+    assert all(a.startswith("127.") for a in addresses)
+
