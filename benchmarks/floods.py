@@ -118,6 +118,7 @@ class Probe:
         self.bots: list[tuple[float, float]] = []   # (when, bot turn seconds)
         self.games = 0
         self.errors: Counter[str] = Counter()
+        self.stopping = False
         self._task: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Probe:
@@ -132,8 +133,13 @@ class Probe:
         return self
 
     async def __aexit__(self, *_exc: object) -> None:
+        # Cancelled again until it stops: Python 3.11's wait_for can swallow a
+        # cancellation that comes as the awaited thing completes, and the probe played on.
         assert self._task is not None
-        self._task.cancel()
+        self.stopping = True
+        while not self._task.done():
+            self._task.cancel()
+            await asyncio.wait([self._task], timeout=1.0)
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
 
@@ -144,7 +150,7 @@ class Probe:
                 [v for t, v in self.bots if start <= t <= end])
 
     async def _run(self) -> None:
-        while True:
+        while not self.stopping:
             await self._game()
             self.games += 1
 
@@ -198,7 +204,7 @@ class Probe:
 
     async def _play(self, seats: list[Seat]) -> None:
         answered: dict[int, str] = {}
-        while True:
+        while not self.stopping:
             ready = [s for s in seats if s.view.get("turn") is not None
                      and s.view["turn"] != answered.get(s.seat) and s.view.get("legal")]
             if any(s.view.get("status") == "finished" for s in seats):
