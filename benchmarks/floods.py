@@ -73,11 +73,12 @@ def flood_address(i: int) -> str:
     return f"127.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
 
 
-def http_from(address: str, base: str, timeout: float = 30.0) -> httpx.AsyncClient:
-    """An HTTP client whose connections come from ``address``."""
+def http_from(address: str, base: str, timeout: float = 30.0,
+              connections: int = 8) -> httpx.AsyncClient:
+    """An HTTP client whose connections (``connections`` at most) come from ``address``."""
     return httpx.AsyncClient(base_url=base, timeout=timeout,
                              transport=httpx.AsyncHTTPTransport(local_address=address),
-                             limits=httpx.Limits(max_connections=8))
+                             limits=httpx.Limits(max_connections=connections))
 
 
 async def ws_from(address: str, url: str) -> ClientConnection:
@@ -484,14 +485,17 @@ async def flood_chat(base: str, seconds: float, result: FloodResult, sockets: in
 
 
 async def flood_spoof(base: str, seconds: float, result: FloodResult, posts: int = 150) -> None:
-    """``posts`` POSTs from one address, each claiming another with ``X-Forwarded-For``:
-    how many pass a limit of ``--http-rate`` (burst 60) per address."""
+    """``posts`` POSTs at once from one address, each claiming another with
+    ``X-Forwarded-For``: how many pass a limit of ``--http-rate`` (20 a second, 60 at once)
+    per address."""
     del seconds
-    async with http_from(flood_address(0), base) as http:
-        for i in range(posts):
-            response = await http.post("/api/tables/zzzzzzzzzz/seats", json={"name": "x"},
-                                       headers={"x-forwarded-for": f"10.9.{i // 250}.{i % 250}"})
-            _count(result, response)
+    async with http_from(flood_address(0), base, connections=posts) as http:
+        async def one(i: int) -> None:
+            _count(result, await http.post(
+                "/api/tables/zzzzzzzzzz/seats", json={"name": "x"},
+                headers={"x-forwarded-for": f"10.9.{i // 250}.{i % 250}"}))
+
+        await asyncio.gather(*(one(i) for i in range(posts)))
 
 
 async def flood_utf8(base: str, seconds: float, result: FloodResult, frames: int = 50) -> None:

@@ -23,6 +23,7 @@ import json
 import logging
 import socket
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -381,6 +382,7 @@ def create_app(
     all_tables = Limits(caps.all_tables_rate, caps.all_tables_burst)
     connect_limits = Limits(caps.connect_rate, caps.connect_burst)
     chat_limits = Limits(caps.chat_rate, caps.chat_burst)
+    sockets: Counter[tuple[str, int | None]] = Counter()  # open: a seat's, a table's spectators
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -589,16 +591,24 @@ def create_app(
                 await refuse(websocket, "forbidden", "this token opens no seat at this table",
                              4403)
                 return
-        if seat is not None and room.sockets_of(seat) >= caps.sockets_per_seat:
+        # Counted here, before any await: connections opening at once all see each other.
+        key = (room.id, seat)
+        if seat is not None and sockets[key] >= caps.sockets_per_seat:
             await refuse(websocket, "busy", f"this seat has {caps.sockets_per_seat} "
                          "connections open already; close one", 4429)
             return
-        if seat is None and room.sockets_of(None) >= caps.spectators:
+        if seat is None and sockets[key] >= caps.spectators:
             await refuse(websocket, "busy", f"this table has {caps.spectators} spectators "
                          "already", 4429)
             return
-        await _serve_connection(websocket, room, seat, Limits(ws_rate, ws_rate),
-                                ChatGuard(chat_limits, address))
+        sockets[key] += 1
+        try:
+            await _serve_connection(websocket, room, seat, Limits(ws_rate, ws_rate),
+                                    ChatGuard(chat_limits, address))
+        finally:
+            sockets[key] -= 1
+            if not sockets[key]:
+                del sockets[key]
 
     app.add_middleware(GuardMiddleware, max_body=MAX_MESSAGE,
                        limits=Limits(http_rate, http_burst),

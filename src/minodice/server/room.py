@@ -346,10 +346,6 @@ class Room:
         times.append(now)
         return True
 
-    def sockets_of(self, seat: int | None) -> int:
-        """How many connections ``seat`` holds (``None``: the spectators)."""
-        return sum(1 for conn in self.conns if conn.seat == seat)
-
     async def on_chat(self, conn: Sender, msg: Chat) -> None:
         if conn.seat is None:
             conn.send(dumps(error_message("forbidden", "spectators cannot chat")))
