@@ -277,10 +277,9 @@ class Connection:
 
     MAX_QUEUED = 500
 
-    def __init__(self, websocket: WebSocket, seat: int | None, address: str = "?") -> None:
+    def __init__(self, websocket: WebSocket, seat: int | None) -> None:
         self.websocket = websocket
         self.seat = seat
-        self.address = address
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.writer = asyncio.ensure_future(self._write())
 
@@ -575,6 +574,7 @@ def create_app(
         await websocket.accept()
         address = client_address(websocket.scope)
         if not connect_limits.allow(address):
+            await asyncio.sleep(caps.refusal_delay)  # a connect loop is slowed, as above
             await refuse(websocket, "rate_limited", "too many connections from your address; "
                          "try again shortly", 4429)
             return
@@ -673,7 +673,7 @@ def _own_names() -> set[str]:
 
 async def _serve_connection(websocket: WebSocket, room: Room, seat: int | None,
                             limits: Limits, chat: ChatGuard) -> None:
-    conn = Connection(websocket, seat, chat.address)
+    conn = Connection(websocket, seat)
     refused = in_row = 0
     try:
         await room.connect(conn)
