@@ -655,16 +655,19 @@ def server(folder: Path, options: Sequence[str] = (), lobby: int = 0
         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        # Ready once a cheap page answers (a server with thousands of waiting tables, before
+        # it paged them, took seconds to answer GET /api/tables).
+        start = time.monotonic()
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"the server exited with {proc.returncode}")
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{base}/api/tables", timeout=2).status_code == 200:
+                if httpx.get(f"{base}/api/dice/mino", timeout=5).status_code == 200:
                     break
-            if time.monotonic() > deadline:
-                raise RuntimeError("the server did not answer in 60 s")
+            if time.monotonic() > start + 300:
+                raise RuntimeError("the server did not answer in 300 s")
             time.sleep(0.1)
+        print(f"  (server ready in {time.monotonic() - start:.1f} s)", flush=True)
         yield base, log_path
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
