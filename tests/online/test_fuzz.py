@@ -64,7 +64,8 @@ def _app(path: Path, http_rate: float = 20.0, http_burst: float = 60.0,
     many = 1e9
     caps = Caps(read_rate=many, read_burst=many, tables_burst=many, tables_rate=many,
                 all_tables_burst=many, all_tables_rate=many, connect_burst=many,
-                connect_rate=many, chat_burst=many, chat_rate=many, refusal_delay=0.0)
+                connect_rate=many, chat_burst=many, chat_rate=many, advice_burst=many,
+                advice_rate=many, refusal_delay=0.0)
     return create_app(Store.sqlite(path), Settings(bot_delay=0, grace=3600.0),
                       InProcessPool(0), http_rate=http_rate, http_burst=http_burst,
                       ws_rate=ws_rate, caps=caps)

@@ -186,6 +186,8 @@ class Caps:
     chat_burst: float = 15.0        # chat lines from one address at once ...
     chat_rate: float = 1.5          # ... and then a second
     advice_queue: int = 8           # advice/odds requests waiting for a worker, in all
+    advice_burst: float = 10.0      # advice/odds requests one address may make at once ...
+    advice_rate: float = 1.0        # ... and then a second (a person asks, a loop floods)
     refusal_delay: float = 1.0      # s before a request over its address's rate is refused
 
 
@@ -381,6 +383,15 @@ def create_app(
     all_tables = Limits(caps.all_tables_rate, caps.all_tables_burst)
     connect_limits = Limits(caps.connect_rate, caps.connect_burst)
     chat_limits = Limits(caps.chat_rate, caps.chat_burst)
+    advice_limits = Limits(caps.advice_rate, caps.advice_burst)
+
+    async def advice_allowed(request: Request) -> None:
+        """Each address's advice and odds requests are limited (then refused after the
+        refusal delay, as the middleware's); the pool's queue limits them all together."""
+        if not advice_limits.allow(client_address(request.scope)):
+            await asyncio.sleep(caps.refusal_delay)
+            raise ApiError(429, "rate_limited", "too many questions to the advisor from your "
+                           "address; try again shortly")
     sockets: Counter[tuple[str, int | None]] = Counter()  # open: a seat's, a table's spectators
 
     @contextlib.asynccontextmanager
@@ -474,9 +485,10 @@ def create_app(
         return {"lang": lang, "edition": edition, "paragraphs": rules_paragraphs(words)}
 
     @app.post("/api/advise")
-    async def advise_bid(body: AdviseRequest) -> dict[str, Any]:
+    async def advise_bid(body: AdviseRequest, request: Request) -> dict[str, Any]:
         """The bid advisor (the ``hard`` bot's model of play) for a hand, in a worker of
         the advisor's own (never one of the tables' bots)."""
+        await advice_allowed(request)
         try:
             return await advisor.run(advice_json, body.players, body.round, body.seat,
                                      ",".join(body.hand), body.edition, body.variant,
@@ -487,8 +499,9 @@ def create_app(
             raise ApiError(503, "busy", "the advisor is busy; try again shortly") from None
 
     @app.post("/api/odds/trick")
-    async def odds_in_trick(body: TrickOddsRequest) -> dict[str, Any]:
+    async def odds_in_trick(body: TrickOddsRequest, request: Request) -> dict[str, Any]:
         """During a trick: each of your dice's chance to take it (model: bots/odds.py)."""
+        await advice_allowed(request)
         rolled = [(r.die, r.face) for r in body.rolled]
         try:
             return await advisor.run(trick_odds_json, body.players, body.hand, rolled,
