@@ -161,13 +161,13 @@ def test_tiny_search_bot_only_acts_legally_everywhere(edition: str, variant: str
 
 
 def test_make_bot_knows_every_builtin_and_names_unknown_ones() -> None:
-    assert set(BUILTIN_BOTS) == {"random", "easy", "medium", "hard"}
+    assert set(BUILTIN_BOTS) == {"random", "easy", "medium", "hard", "expert"}
     for name in BUILTIN_BOTS:
         bot = make_bot(name)
         assert callable(bot.act)
         assert getattr(bot, "name", None) == name
-    with pytest.raises(BotError, match="expert") as info:
-        make_bot("expert")
+    with pytest.raises(BotError, match="grandmaster") as info:
+        make_bot("grandmaster")
     for name in BUILTIN_BOTS:
         assert name in str(info.value)
 
@@ -434,7 +434,7 @@ def twin_steps(a: GameState, b: GameState) -> Iterable[None]:
     yield  # seat 0 leads trick 2
 
 
-@pytest.mark.parametrize("name", ["random", "easy", "medium", "hard", "tiny-search"])
+@pytest.mark.parametrize("name", ["random", "easy", "medium", "hard", "expert", "tiny-search"])
 def test_bots_decide_alike_when_only_hidden_dice_differ(name: str) -> None:
     a, b = twin_states()
     assert a.hand(1) != b.hand(1)

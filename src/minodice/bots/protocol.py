@@ -49,14 +49,16 @@ BotFactory = Callable[[], Bot]
 
 
 def _builtin() -> dict[str, BotFactory]:
+    from minodice.bots.expert import ExpertBot
     from minodice.bots.heuristic import EasyBot, MediumBot
     from minodice.bots.random_bot import RandomBot
     from minodice.bots.search import HardBot
 
-    return {"random": RandomBot, "easy": EasyBot, "medium": MediumBot, "hard": HardBot}
+    return {"random": RandomBot, "easy": EasyBot, "medium": MediumBot, "hard": HardBot,
+            "expert": ExpertBot}
 
 
-BUILTIN_BOTS = ("random", "easy", "medium", "hard")
+BUILTIN_BOTS = ("random", "easy", "medium", "hard", "expert")
 
 
 def load_bot_factory(spec: str) -> BotFactory:

@@ -27,7 +27,7 @@ needs, not by the clock, so that a seed reproduces a game exactly.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from minodice.bots.sampling import policy_likelihood, sample_hands
@@ -89,6 +89,11 @@ def round_value(log_points: Sequence[int], seat: int, spite: float) -> float:
     return log_points[seat] - spite * others
 
 
+#: What a finished play-out is worth to the deciding seat, from the round's points of every
+#: seat (bonus included); the default is :func:`round_value`.
+OutcomeValue = Callable[[Sequence[int]], float]
+
+
 @dataclass
 class BidEvaluation:
     """What simulating the round says of each candidate bid."""
@@ -129,12 +134,14 @@ def evaluate_bids(
     policy: ExpectedScorePolicy | None = None,
     smart_seats: frozenset[int] = frozenset(),
     announced: Sequence[int | None] | None = None,
+    value_of: OutcomeValue | None = None,
 ) -> BidEvaluation:
     """Simulate the round ``samples`` times for each candidate bid of ``view.seat``.
 
     ``policy`` and ``smart_seats`` choose who plays by the expected-score policy in the
     play-outs (see :func:`playout`). ``announced`` gives bids already known (at a table
     that announces them in turn): those seats play for them instead of a heuristic bid.
+    ``value_of`` scores a play-out (default: :func:`round_value` with ``spite``).
     """
     strength = strength_of(view.dice_set)
     power = strength.power(view.players)
@@ -144,6 +151,9 @@ def evaluate_bids(
     points = dict.fromkeys(bids, 0.0)
     tricks = {b: [0] * (r + 1) for b in bids}
     seat = view.own_seat
+    if value_of is None:
+        def value_of(points: Sequence[int]) -> float:
+            return round_value(points, seat, spite)
     for _ in range(samples):
         hands = sample_hands(view, rng)
         world = world_from_view(view, hands)
@@ -159,7 +169,7 @@ def evaluate_bids(
             playout(state, random.Random(seed), strength, power, policy, smart_seats)
             log = state.rounds[0]
             assert log.points is not None
-            value[b] += round_value(log.points, seat, spite)
+            value[b] += value_of(log.points)
             points[b] += log.points[seat]
             tricks[b][log.winners.count(seat)] += 1
     return BidEvaluation(
@@ -215,6 +225,12 @@ class SearchBot:
                  if (s == view.seat and self.smart_self) or (s != view.seat and self.smart_others)}
         return policy, frozenset(seats)
 
+    def outcome_value(self, view: SeatView) -> OutcomeValue:
+        """How this bot scores a play-out from ``view``: its round points less ``spite`` ×
+        the others' mean (a subclass may weigh the standings instead)."""
+        seat, spite = view.own_seat, self.spite
+        return lambda points: round_value(points, seat, spite)
+
     def _samples(self, budget: int, work: int) -> int:
         return max(self.min_samples, min(self.max_samples, budget // max(1, work)))
 
@@ -234,7 +250,8 @@ class SearchBot:
         work = len(candidates) * view.players * r
         samples = self._samples(self.bid_budget, work)
         policy, smart = self.policy_for(view)
-        evaluation = evaluate_bids(view, rng, samples, candidates, self.spite, policy, smart)
+        evaluation = evaluate_bids(view, rng, samples, candidates, self.spite, policy, smart,
+                                   value_of=self.outcome_value(view))
         bid = evaluation.best()
         return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
 
@@ -268,6 +285,7 @@ class SearchBot:
         seat = view.own_seat
         trick = len(view.round_trick_winners)  # the trick this die goes to
         policy, smart = self.policy_for(view)
+        value_of = self.outcome_value(view)
         for _ in range(samples):
             hands = self._sample_world(view, rng, strength)
             world = world_from_view(view, hands)
@@ -278,7 +296,7 @@ class SearchBot:
                 playout(state, random.Random(seed), strength, power, policy, smart)
                 log = state.rounds[0]
                 assert log.points is not None
-                value[j] += round_value(log.points, seat, self.spite)
+                value[j] += value_of(log.points)
                 points[j] += log.points[seat]
                 takes[j] += log.winners[trick] == seat
         return PlayEvaluation(list(legal), samples, value,

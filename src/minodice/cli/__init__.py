@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minodice.cli import bots, online, play, records  # noqa: F401 - importing registers the commands
+from minodice.cli import analyse, bots, online, play, records  # noqa: F401 - importing registers the commands
 from minodice.cli.common import app
 
 

@@ -35,7 +35,7 @@ from minodice.text.tables import render_advice, render_tournament
 @app.command()
 def tournament(
     bots: Annotated[str, typer.Option("--bots", help="Comma-separated bots, one per seat: "
-                                      "random, easy, medium, hard, file.py:Class or "
+                                      "random, easy, medium, hard, expert, file.py:Class or "
                                       "module:Class.")],
     players: PlayersOpt = 4,
     games: Annotated[int, typer.Option("--games", "-g", help="Number of games.")] = 100,

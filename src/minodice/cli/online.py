@@ -152,7 +152,8 @@ def serve(
 def join(
     url: Annotated[str, typer.Argument(help="The table's link, http://HOST:PORT/t/TABLE.")],
     bot: Annotated[str, typer.Option("--bot", help="Who plays the seat: random, easy, "
-                                     "medium, hard, file.py:Class or module:Class.")] = "hard",
+                                     "medium, hard, expert, file.py:Class or "
+                                     "module:Class.")] = "hard",
     name: Annotated[
         Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--name", help="The seat's name (default: the bot's)."),

@@ -125,7 +125,8 @@ def play(
                      "screen (hot seat)."),
     ] = None,
     bots: Annotated[str, typer.Option("--bots", help="The bots' levels, one for all or one "
-                                      "per bot seat: random, easy, medium, hard.")] = "easy",
+                                      "per bot seat: random, easy, medium, hard, "
+                                      "expert.")] = "easy",
     edition: EditionOpt = Edition.mino,
     variant: VariantOpt = VariantOption.standard,
     lang: Annotated[

@@ -92,7 +92,7 @@ def simulate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     bots: Annotated[
         str, typer.Option("--bots", help="Comma-separated bots, one per seat or one for all: "
-                          "random, easy, medium, hard, file.py:Class or module:Class.")
+                          "random, easy, medium, hard, expert, file.py:Class or module:Class.")
     ] = "random",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds a bot may take "
                                               "for one decision.")] = 10.0,

@@ -62,7 +62,7 @@ from minodice.server.web import PAGE_HEADERS, STATIC, catalogue_messages, dice_s
 
 log = logging.getLogger("minodice.server")
 
-BotName = Literal["random", "easy", "medium", "hard"]
+BotName = Literal["random", "easy", "medium", "hard", "expert"]
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
