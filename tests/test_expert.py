@@ -1,0 +1,113 @@
+"""The ``expert`` bot: the standings in the last rounds, its win-chance model, its level.
+
+Match strength is a benchmark (``benchmarks/expert.py``), not a test: these check single
+decisions whose right direction is known, and the pieces they rest on.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from minodice.bots.expert import ExpertBot, spread_after, win_chance
+from minodice.bots.protocol import make_bot
+from minodice.bots.search import HardBot, round_value
+from minodice.core.actions import Bid
+from minodice.core.dice import Hand, load_dice_set
+from minodice.core.rules import Variant
+from minodice.core.state import GameConfig, GameState
+from minodice.core.view import SeatView, view
+
+DS = load_dice_set("mino")
+
+
+def last_round_view(totals: list[int], own: str, round_no: int = 8) -> SeatView:
+    """Four players, seat 0 starts ``round_no`` holding ``own``; the other hands are
+    dealt from the rest of the bag (the bots never see them)."""
+    config = GameConfig(4, DS, Variant.STANDARD, (1 - round_no) % 4)
+    state = GameState.at_round(config, round_no, totals)
+    bag = [k.name for k in DS.kinds for _ in range(k.count)]
+    for name in own.split(","):
+        bag.remove(name)
+    random.Random(1).shuffle(bag)
+    state.apply_chance(Hand.from_kinds(DS, own.split(",")))
+    for _ in range(3):
+        state.apply_chance(Hand.from_kinds(DS, [bag.pop() for _ in range(round_no)]))
+    return view(state, 0)
+
+
+def bid_of(bot: HardBot | ExpertBot, seat_view: SeatView) -> int:
+    action = bot.act(seat_view, seat_view.legal_actions, random.Random(2))
+    assert isinstance(action, Bid)
+    return action.tricks
+
+
+def best_points(bid: int, round_no: int = 8) -> int:
+    """What a bid scores if made, without bonus (R12, R13)."""
+    return 10 * round_no if bid == 0 else 20 * bid
+
+
+def test_a_player_far_behind_in_the_last_round_bids_for_what_can_catch_up() -> None:
+    # 90 points behind the leader: hard's usual bid (+40 at most) cannot win the game.
+    seat_view = last_round_view([100, 190, 140, 160], "red,red,yellow,purple,gray,gray,griffin,"
+                                "purple")
+    hard, expert = bid_of(HardBot(), seat_view), bid_of(ExpertBot(), seat_view)
+    assert best_points(hard) < 90
+    assert best_points(expert) >= 80
+    assert best_points(expert) > best_points(hard)
+
+
+@pytest.mark.parametrize("own", ["red,red,gray,gray,gray,red,purple,gray",
+                                 "yellow,yellow,purple,gray,gray,gray,griffin,gray"])
+def test_a_leader_in_the_last_round_bids_lower_to_miss_by_less(own: str) -> None:
+    # 50 points ahead: a bid one lower keeps nearly the same chance of being made and
+    # loses less when missed (R12), which protects the lead.
+    seat_view = last_round_view([200, 150, 140, 100], own)
+    assert bid_of(ExpertBot(), seat_view) < bid_of(HardBot(), seat_view)
+
+
+def test_before_the_last_rounds_the_expert_scores_play_outs_as_hard_does() -> None:
+    seat_view = last_round_view([100, 190, 140, 160], "red,yellow,gray", round_no=3)
+    value = ExpertBot().outcome_value(seat_view)
+    for points in ([40, -10, 20, 0], [-30, 60, 20, 40]):
+        assert value(points) == round_value(points, 0, 0.25)
+
+
+def test_in_the_last_round_only_overtaking_is_worth_much() -> None:
+    value = ExpertBot().outcome_value(last_round_view([100, 190, 140, 160], "red," * 7 + "gray"))
+    assert value([70, -10, 20, 0]) < 0.01       # 170 against 180: the game is lost
+    assert value([100, -10, 20, 0]) > 0.99      # 200 against 180: won
+    assert 0.4 < value([90, 0, 20, 0]) < 0.6    # 190 each: a shared win is half a win
+
+
+@given(st.lists(st.integers(-300, 600), min_size=3, max_size=6), st.integers(0, 5),
+       st.integers(1, 8))
+def test_win_chance_is_a_share_of_the_game(totals: list[int], seat: int, after: int) -> None:
+    seat %= len(totals)
+    # Exactly at the end: the shares of a finished game add up to one win (R16).
+    shares = [win_chance(totals, s, 0.0) for s in range(len(totals))]
+    assert sum(shares) == pytest.approx(1.0)
+    assert shares[seat] == 0 or totals[seat] == max(totals)
+    # Earlier: a chance, and more points never make it smaller.
+    spread = spread_after(8 - after, 8)
+    chance = win_chance(totals, seat, spread)
+    assert 0.0 <= chance <= 1.0
+    richer = totals[:]
+    richer[seat] += 20
+    assert win_chance(richer, seat, spread) >= chance
+
+
+def test_spread_grows_with_the_rounds_left() -> None:
+    assert spread_after(8, 8) == 0
+    assert 0 < spread_after(7, 8) < spread_after(5, 8) < spread_after(1, 8)
+
+
+def test_expert_is_a_builtin_level() -> None:
+    bot = make_bot("expert")
+    assert isinstance(bot, ExpertBot)
+    seat_view = last_round_view([0, 0, 0, 0], "red,griffin,gray", round_no=3)
+    assert bot.act(seat_view, seat_view.legal_actions, random.Random(1)) in (
+        seat_view.legal_actions)
