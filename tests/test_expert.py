@@ -111,3 +111,4 @@ def test_expert_is_a_builtin_level() -> None:
     seat_view = last_round_view([0, 0, 0, 0], "red,griffin,gray", round_no=3)
     assert bot.act(seat_view, seat_view.legal_actions, random.Random(1)) in (
         seat_view.legal_actions)
+

@@ -98,12 +98,13 @@ async def test_a_crashing_or_hanging_bot_costs_one_decision(
         pool.close()
 
 
-async def test_hard_decides_in_a_worker_from_a_pickled_view() -> None:
+@pytest.mark.parametrize("level", ["hard", "expert"])
+async def test_search_bots_decide_in_a_worker_from_a_pickled_view(level: str) -> None:
     pool = BotPool(workers=1)
     try:
         view = bidding_view()
         await guarded("warming up the pool", pool.warm_up())
-        action = await guarded("hard", pool.decide("hard", view))
+        action = await guarded(level, pool.decide(level, view))
         assert isinstance(action, Bid)
         assert action in view.legal_actions
         assert pool.failures == 0  # the bot's own answer, not the pool's random stand-in
