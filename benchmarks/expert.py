@@ -200,7 +200,8 @@ def summary(label: str, seed: int, results: list[GameResult]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="the expert bot's benchmark")
-    parser.add_argument("--games", type=int, default=200, help="games of expert vs 3 hard")
+    parser.add_argument("--games", type=int, default=200,
+                        help="games of expert vs 3 hard (0: skip)")
     parser.add_argument("--easy-games", type=int, default=0,
                         help="games of expert vs 3 easy (0: skip)")
     parser.add_argument("--timing-games", type=int, default=4,
@@ -226,9 +227,11 @@ def main() -> None:
         timing(args.timing_games, args.seed + 2)
     # No time limit: it is wall time, which a niced run on a shared machine would trip;
     # the decision times are measured above, in CPU time.
-    spec = TournamentSpec(4, ("expert", "hard", "hard", "hard"), args.games, args.seed,
-                          time_limit=None)
-    summary("expert vs 3 hard", args.seed, run("expert vs 3 hard", spec, args.workers, args.save))
+    if args.games:
+        spec = TournamentSpec(4, ("expert", "hard", "hard", "hard"), args.games, args.seed,
+                              time_limit=None)
+        summary("expert vs 3 hard", args.seed,
+                run("expert vs 3 hard", spec, args.workers, args.save))
     if args.easy_games:
         spec = TournamentSpec(4, ("expert", "easy", "easy", "easy"), args.easy_games,
                               args.seed + 1, time_limit=None)
