@@ -187,6 +187,9 @@ def load_saved(path: Path) -> dict[str, tuple[int, list[GameResult]]]:
 
 def summary(label: str, seed: int, results: list[GameResult]) -> None:
     print(f"{label} (seed {seed}):")
+    if not whole_deals(results):
+        print(f"  no whole deal yet ({len(results)} games)")
+        return
     show(label, results, seed)
     opponent = "hard" if "hard" in label else "easy"
     report(results, opponent)
