@@ -157,21 +157,27 @@ class _Timed:
 
 
 def timing(games: int, seed: int) -> None:
-    """The expert's decision times in games against three hard, in this one process."""
-    timed = _Timed(make_bot("expert"))
+    """The expert's decision times in games against three hard, in this one process, and
+    hard's in the same games: the reference, since a busy machine slows both alike."""
+    expert = _Timed(make_bot("expert"))
+    hard = [_Timed(make_bot("hard")) for _ in range(3)]
     for game in range(games):
-        bots: list[Bot] = [make_bot("hard") for _ in range(3)]
-        bots.insert(game % 4, timed)
+        bots: list[Bot] = list(hard)
+        bots.insert(game % 4, expert)
         names = ["hard"] * 4
         names[game % 4] = "expert"
         config = GameConfig(4, load_dice_set("mino"), Variant.STANDARD, game % 4)
         play_bot_game(config, bots, names, seed, game, f"{seed}:timing:{game}")
-    for what, seconds in (("CPU", timed.cpu), ("wall", timed.wall)):
-        ms = [t * 1000 for t in seconds]
-        print(f"expert decision time ({what}, one process, {games} games vs 3 hard): "
-              f"median {statistics.median(ms):.1f} ms (target <= 100), "
-              f"p99 {percentile(ms, 0.99):.1f} ms (target <= 1000), max {max(ms):.1f} ms "
-              f"over {len(ms)} decisions")
+    for what in ("cpu", "wall"):
+        mine = [t * 1000 for t in getattr(expert, what)]
+        theirs = [t * 1000 for h in hard for t in getattr(h, what)]
+        print(f"decision time ({what}, one process, {games} games): expert median "
+              f"{statistics.median(mine):.1f} ms (target <= 100), p99 "
+              f"{percentile(mine, 0.99):.1f} ms (target <= 1000), max {max(mine):.1f} ms over "
+              f"{len(mine)} decisions; hard median {statistics.median(theirs):.1f} ms, p99 "
+              f"{percentile(theirs, 0.99):.1f} ms; expert / hard: median "
+              f"{statistics.median(mine) / statistics.median(theirs):.2f}, p99 "
+              f"{percentile(mine, 0.99) / percentile(theirs, 0.99):.2f}")
     print()
 
 
