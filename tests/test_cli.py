@@ -358,6 +358,19 @@ def test_saved_records_replay(tmp_path: Path) -> None:
         assert len(summary["rounds"]) == 6
 
 
+def test_records_of_seats_playing_the_same_bot_replay(tmp_path: Path) -> None:
+    """Before: two seats of one bot were both named after it, and replay refused the
+    record (R1: names are distinct)."""
+    folder = tmp_path / "games"
+    proc = cli("simulate", "--players", "3", "--games", "1", "--seed", "2", "--bots",
+               "easy,random,easy", "--save-records", str(folder))
+    assert proc.returncode == 0, proc.stderr.decode()
+    (record,) = folder.glob("*.json")
+    assert json.loads(record.read_text())["players"] == ["easy (1)", "random", "easy (3)"]
+    replayed = cli("replay", str(record))
+    assert replayed.returncode == 0, replayed.stderr.decode()
+
+
 def test_save_records_creates_nested_folders(tmp_path: Path) -> None:
     folder = tmp_path / "a" / "b"
     assert cli("simulate", "-g", "2", "--save-records", str(folder)).returncode == 0

@@ -149,7 +149,7 @@ def simulate_cmd(
     if set(seats) == {"random"}:
         runs = simulate(players, games, seed, dice_set, Variant(variant.value), on_game=save)
     else:
-        names = seats
+        names = distinct_names(seats)  # a record's players are distinct (R1)
         runs = _bot_games(seats, games, seed, edition.value, variant.value, save, time_limit)
     start = time.perf_counter()
     if sys.stderr.isatty():
@@ -183,6 +183,17 @@ def simulate_cmd(
     typer.echo(f"Bids made: {summary.bid_success:.1%} of {summary.bids:,}")
     if save_records is not None:
         typer.echo(f"Records saved in {printable(str(save_records))}/")
+
+
+def distinct_names(seat_bots: list[str]) -> list[str]:
+    """The seats' names for a record: the bot's, with the seat's number where two seats
+    play the same bot (``easy (1)``, ``easy (3)``).
+
+    >>> distinct_names(["easy", "hard", "easy"])
+    ['easy (1)', 'hard', 'easy (3)']
+    """
+    return [f"{bot} ({seat + 1})" if seat_bots.count(bot) > 1 else bot
+            for seat, bot in enumerate(seat_bots)]
 
 
 def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, variant: str,
