@@ -30,6 +30,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from minodice.cli.reports import render_tournament
 from minodice.play.match import GameResult
 from minodice.play.tournament import (
     PairStats,
@@ -40,7 +41,6 @@ from minodice.play.tournament import (
     run_games,
     summarize_games,
 )
-from minodice.text.tables import render_tournament
 
 SAVED: dict[str, object] = {}
 

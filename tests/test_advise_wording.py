@@ -18,7 +18,7 @@ from minodice.bots import advisor
 from minodice.bots.advisor import advise
 from minodice.bots.search import evaluate_bids as real
 from minodice.cli import app
-from minodice.text.tables import render_advice
+from minodice.cli.reports import render_advice
 
 
 def count_rounds(monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from minodice.bots.protocol import BUILTIN_BOTS, Bot, BotError, load_bot_factory, make_bot
+from minodice.bots.loading import load_bot_factory, make_bot
+from minodice.bots.protocol import BUILTIN_BOTS, Bot, BotError
 from minodice.bots.random_bot import RandomBot
 from minodice.bots.sampling import sample_hands, unseen_counts, void_kinds
 from minodice.bots.search import SearchBot
@@ -30,7 +31,7 @@ from minodice.bots.strength import strength_of
 from minodice.core.actions import Action, Bid, Roll
 from minodice.core.dice import DiceSet, Hand, load_dice_set
 from minodice.core.record import dumps_record, export_record, parse_record
-from minodice.core.rules import Variant
+from minodice.core.rules import Variant, rounds_for
 from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState, Phase, RoundLog
 from minodice.core.view import SeatView, view
 from minodice.core.world import world_from_view
@@ -122,7 +123,7 @@ def assert_record_replays(state: GameState, players: int) -> None:
 def test_random_and_easy_bots_only_act_legally(players: int, edition: str,
                                                variant: str) -> None:
     games = 6
-    rounds = {3: 8, 4: 8, 5: 7, 6: 6}[players]
+    rounds = rounds_for(players)
     for game in range(games):
         lineup = [("random", "easy")[(seat + game) % 2] for seat in range(players)]
         factories = [load_bot_factory(name) for name in lineup]

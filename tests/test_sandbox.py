@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 from bot_trace import TRACED, stopped_in_its_sleep
-from minodice.bots.protocol import BotError, make_bot
+from minodice.bots.loading import make_bot
+from minodice.bots.protocol import BotError
 from minodice.core.dice import DiceSet, load_dice_set
 from minodice.play.match import GameResult
 from minodice.play.table import new_table

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from bot_trace import TRACED, stopped_in_its_sleep
-from minodice.bots.protocol import BotError, load_bot_factory
+from minodice.bots.loading import load_bot_factory
+from minodice.bots.protocol import BotError
 from minodice.play.match import GameResult
 from minodice.play.tournament import (
     BotStats,

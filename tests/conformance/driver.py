@@ -42,7 +42,16 @@ from minodice.core import (
 )
 from minodice.core.state import RoundLog
 
-from .oracle import SPECS, TOTAL_DICE, SetSpec, follow_kind, legal_kinds, round_score, trick_result
+from .oracle import (
+    SPECS,
+    TOTAL_DICE,
+    SetSpec,
+    follow_kind,
+    legal_kinds,
+    round_score,
+    rounds_in_game,
+    trick_result,
+)
 
 DICE_SETS = ("mino", "skull-king")
 VARIANTS = ("standard", "simplified")
@@ -260,7 +269,7 @@ class Checker:
         """R2, R5, R6, R7, R8: whose turn it is, and the round's bookkeeping."""
         state = self.state
         n, r, log = state.n, state.round_no, state.rounds[-1]
-        assert 1 <= r <= state.n_rounds == {3: 8, 4: 8, 5: 7, 6: 6}[n]
+        assert 1 <= r <= state.n_rounds == rounds_in_game(n)
         assert len(state.rounds) == r
         assert state.starter == (state.config.first_starter + r - 1) % n  # R5
         finished = [g for g in state.rounds if g.points is not None]

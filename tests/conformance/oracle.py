@@ -73,7 +73,8 @@ SPECS: dict[str, SetSpec] = {
 
 
 def rounds_in_game(players: int) -> int:
-    """R2."""
+    """R2, typed again from RULES.md: the conformance suite's one statement of it, which the
+    engine's :func:`~minodice.core.rules.rounds_for` is checked against."""
     return {3: 8, 4: 8, 5: 7, 6: 6}[players]
 
 

@@ -12,7 +12,7 @@ import pytest
 from minodice.core import export_record, load_record, summarize
 
 from .driver import DICE_SETS, PLAYER_COUNTS, VARIANTS, Checker, names, play_out, seeded_game
-from .oracle import SPECS, score_record, trick_result
+from .oracle import SPECS, rounds_in_game, score_record, trick_result
 
 SEEDS = (0, 1, 2)
 MATRIX = [(p, d, v, seed) for p in PLAYER_COUNTS for d in DICE_SETS for v in VARIANTS
@@ -28,7 +28,7 @@ def test_random_game_keeps_every_invariant(
     checker.run(rng)
 
     assert state.is_terminal()
-    rounds = {3: 8, 4: 8, 5: 7, 6: 6}[players]
+    rounds = rounds_in_game(players)
     assert checker.counts["rounds"] == rounds
     assert checker.counts["tricks"] == rounds * (rounds + 1) // 2
     # The probes really ran: refusals, bad outcomes, view comparisons, the follow rule.

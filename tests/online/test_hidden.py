@@ -26,7 +26,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import minodice.server.lobby as lobby_module
-from minodice.bots.protocol import Bot, make_bot
+from minodice.bots.loading import make_bot
+from minodice.bots.protocol import Bot
 from minodice.core.actions import Action, Bid, Roll
 from minodice.core.dice import load_dice_set
 from minodice.core.state import Phase

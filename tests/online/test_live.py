@@ -28,7 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Origin
 
 from live_server import LiveServer, StartServer
-from minodice.bots.protocol import make_bot
+from minodice.bots.loading import make_bot
 from minodice.client import SeatTicket, bot_decider, join, play
 from minodice.core.dice import load_dice_set
 from minodice.core.fair import verify_record

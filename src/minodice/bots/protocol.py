@@ -6,10 +6,10 @@ hidden dice (STYLE 10). The same interface serves our bots and outside ones, whi
 ``minodice tournament``, ``simulate`` and ``play`` load as ``path/to/file.py:ClassName`` or
 ``package.module:ClassName``. Our bots run in our process, for speed; an outside bot is
 code from anywhere, so it runs in a process of its own that gets the view and nothing else
-(:mod:`minodice.bots.sandbox`): :func:`make_bot` gives a stand-in that asks it.
+(:mod:`minodice.bots.sandbox`). :func:`minodice.bots.loading.make_bot` is the entrance that
+chooses between the two; this module stays below the sandbox, which imports it.
 
->>> bot = make_bot("random")
->>> bot.name
+>>> load_in_process("random")().name
 'random'
 """
 
@@ -48,7 +48,8 @@ class BotError(MinodiceError):
 BotFactory = Callable[[], Bot]
 
 
-def _builtin() -> dict[str, BotFactory]:
+def builtin_factories() -> dict[str, BotFactory]:
+    """Our bots by level name (imported only when asked for: the search bot is large)."""
     from minodice.bots.expert import ExpertBot
     from minodice.bots.heuristic import EasyBot, MediumBot
     from minodice.bots.random_bot import RandomBot
@@ -61,24 +62,8 @@ def _builtin() -> dict[str, BotFactory]:
 BUILTIN_BOTS = ("random", "easy", "medium", "hard", "expert")
 
 
-def load_bot_factory(spec: str) -> BotFactory:
-    """A factory for the bot ``spec``: a built-in name, ``file.py:Class`` or ``module:Class``.
-
-    An outside bot's code is loaded in a process of its own, never in ours: the factory
-    makes :class:`~minodice.bots.sandbox.SandboxedBot` stand-ins. :class:`BotError` naming
-    the bot if its code cannot be loaded.
-    """
-    spec = spec.strip()
-    builtin = _builtin()
-    if spec in builtin:
-        return builtin[spec]
-    _check_spec(spec)
-    from minodice.bots.sandbox import sandboxed_factory
-
-    return sandboxed_factory(spec)
-
-
-def _check_spec(spec: str) -> None:
+def check_spec(spec: str) -> None:
+    """:class:`BotError` unless ``spec`` has the form of an outside bot, naming the forms."""
     if ":" not in spec:
         raise BotError(
             f"unknown bot {spec!r}: use one of {', '.join(BUILTIN_BOTS)}, "
@@ -92,10 +77,10 @@ def load_in_process(spec: str) -> BotFactory:
     """Import the bot ``spec`` into *this* process: only the bot's own process (the
     sandbox's child) does this for an outside bot."""
     spec = spec.strip()
-    builtin = _builtin()
+    builtin = builtin_factories()
     if spec in builtin:
         return builtin[spec]
-    _check_spec(spec)
+    check_spec(spec)
     where, _, class_name = spec.rpartition(":")
     try:
         if where.endswith(".py"):
@@ -129,17 +114,3 @@ def _factory(spec: str, where: str, class_name: str, module: object) -> BotFacto
     if not callable(factory):
         raise BotError(f"bot {spec!r}: {class_name} is not a class")
     return factory  # type: ignore[no-any-return]
-
-
-def make_bot(spec: str) -> Bot:
-    """A new bot for one game; raises :class:`BotError` naming ``spec`` on any problem."""
-    factory = load_bot_factory(spec)
-    try:
-        bot = factory()
-    except BotError:
-        raise
-    except Exception as exc:
-        raise BotError(f"bot {spec!r}: creating it failed: {type(exc).__name__}: {exc}") from None
-    if not callable(getattr(bot, "act", None)):
-        raise BotError(f"bot {spec!r}: it has no act(view, legal, rng) method")
-    return bot

@@ -22,6 +22,7 @@ from minodice.cli.common import (
     lineup,
     progress_bar,
 )
+from minodice.cli.reports import render_advice, render_tournament
 from minodice.play.tournament import (
     TournamentSpec,
     fresh_seed,
@@ -29,7 +30,6 @@ from minodice.play.tournament import (
     run_games,
     summarize_games,
 )
-from minodice.text.tables import render_advice, render_tournament
 
 
 @app.command()

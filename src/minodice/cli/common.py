@@ -17,7 +17,8 @@ from rich.console import Console
 from rich.progress import Progress
 
 from minodice import __version__
-from minodice.bots.protocol import BotError, load_bot_factory
+from minodice.bots.loading import load_bot_factory
+from minodice.bots.protocol import BotError
 
 app = typer.Typer(
     name="minodice",

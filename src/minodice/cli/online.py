@@ -10,7 +10,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from minodice.bots.protocol import BotError, make_bot
+from minodice.bots.loading import make_bot
+from minodice.bots.protocol import BotError
 from minodice.cli.common import app, data_path
 from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError

@@ -12,7 +12,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from minodice.bots.protocol import BotError, make_bot
+from minodice.bots.loading import make_bot
+from minodice.bots.protocol import BotError
 from minodice.cli.common import (
     Edition,
     EditionOpt,

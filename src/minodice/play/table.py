@@ -31,7 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from minodice.bots.protocol import BUILTIN_BOTS, Bot, BotError, make_bot
+from minodice.bots.loading import make_bot
+from minodice.bots.protocol import BUILTIN_BOTS, Bot, BotError
 from minodice.core.actions import Action, Bid, Roll
 from minodice.core.dice import Face, Hand, load_dice_set
 from minodice.core.errors import InvalidRecordError

@@ -24,7 +24,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import cache
 
-from minodice.bots.protocol import BotError, load_bot_factory, make_bot
+from minodice.bots.loading import load_bot_factory, make_bot
+from minodice.bots.protocol import BotError
 from minodice.bots.sandbox import close_spares
 from minodice.core.dice import load_dice_set
 from minodice.core.rules import Variant

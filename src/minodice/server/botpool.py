@@ -28,7 +28,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from minodice.bots.protocol import Bot, make_bot
+from minodice.bots.loading import make_bot
+from minodice.bots.protocol import Bot
 from minodice.core.actions import Action, parse_action
 from minodice.core.view import SeatView
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from minodice.core.dice import SYMBOL_BASE, DiceSet
-from minodice.core.rules import resolve_trick
+from minodice.core.rules import MAX_PLAYERS, MIN_PLAYERS, resolve_trick, rounds_for
 from minodice.core.state import Phase
 from minodice.core.view import PublicRoll, SeatView
 
@@ -89,8 +89,9 @@ def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
     """
     n = len(facts.players)
     if seat_view is None or facts.status == "waiting":
+        rounds = rounds_for(n) if MIN_PLAYERS <= n <= MAX_PLAYERS else 0
         body: dict[str, Any] = {
-            "round": 0, "rounds": {3: 8, 4: 8, 5: 7, 6: 6}.get(n, 0), "starter": None,
+            "round": 0, "rounds": rounds, "starter": None,
             "phase": "waiting", "hand": [], "hand_sizes": [0] * n, "has_bid": [False] * n,
             "bids": [None] * n, "tricks_won": [0] * n, "trick": [], "follow": None,
             "tricks": [], "legal": [], "totals": [0] * n, "history": []}

@@ -1,4 +1,9 @@
-"""Plain-text reports for tournaments and bid advice."""
+"""Plain-text reports of two commands, ``minodice tournament`` and ``minodice advise``.
+
+They live with the command line, above the bot advisor and the tournament runner whose
+results they show: the ``text`` package sits below both and imports neither (the layering
+contract in ``pyproject.toml``).
+"""
 
 from __future__ import annotations
 
