@@ -21,7 +21,7 @@ import random
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Final, Literal, Protocol, get_args, runtime_checkable
 
 from minodice.core.actions import Action
 from minodice.core.errors import MinodiceError
@@ -59,7 +59,10 @@ def builtin_factories() -> dict[str, BotFactory]:
             "expert": ExpertBot}
 
 
-BUILTIN_BOTS = ("random", "easy", "medium", "hard", "expert")
+#: Our bots' levels, weakest first: the one statement of them, which the server's request
+#: models (as a type), the command line's help and the page (``/api/meta``) read.
+BotLevel = Literal["random", "easy", "medium", "hard", "expert"]
+BUILTIN_BOTS: Final[tuple[BotLevel, ...]] = get_args(BotLevel)
 
 
 def check_spec(spec: str) -> None:

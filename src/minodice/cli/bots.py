@@ -12,6 +12,7 @@ from minodice.bots.advisor import AdviceError
 from minodice.bots.advisor import advise as advise_bid
 from minodice.bots.protocol import BotError
 from minodice.cli.common import (
+    LEVELS,
     Edition,
     EditionOpt,
     PlayersOpt,
@@ -35,8 +36,7 @@ from minodice.play.tournament import (
 @app.command()
 def tournament(
     bots: Annotated[str, typer.Option("--bots", help="Comma-separated bots, one per seat: "
-                                      "random, easy, medium, hard, expert, file.py:Class or "
-                                      "module:Class.")],
+                                      f"{LEVELS}, file.py:Class or module:Class.")],
     players: PlayersOpt = 4,
     games: Annotated[int, typer.Option("--games", "-g", help="Number of games.")] = 100,
     seed: Annotated[

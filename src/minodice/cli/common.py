@@ -18,7 +18,7 @@ from rich.progress import Progress
 
 from minodice import __version__
 from minodice.bots.loading import load_bot_factory
-from minodice.bots.protocol import BotError
+from minodice.bots.protocol import BUILTIN_BOTS, BotError
 
 app = typer.Typer(
     name="minodice",
@@ -29,8 +29,16 @@ app = typer.Typer(
 )
 
 
+#: The bot levels, for the options' help (from the bots' one registry).
+LEVELS = ", ".join(BUILTIN_BOTS)
+
+
 class Edition(StrEnum):
-    """The dice set: ``mino`` (current edition) or ``skull-king`` (2016)."""
+    """The dice set: ``mino`` (current edition) or ``skull-king`` (2016).
+
+    Typer needs an enum for a choice; this one must name exactly the core's
+    :data:`~minodice.core.dice.BUILTIN_DICE_SETS` (tests/test_meta.py checks it).
+    """
 
     mino = "mino"
     skull_king = "skull-king"

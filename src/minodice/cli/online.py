@@ -12,7 +12,7 @@ import typer
 
 from minodice.bots.loading import make_bot
 from minodice.bots.protocol import BotError
-from minodice.cli.common import app, data_path
+from minodice.cli.common import LEVELS, app, data_path
 from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import FairnessError, verify_record
@@ -152,9 +152,8 @@ def serve(
 @app.command()
 def join(
     url: Annotated[str, typer.Argument(help="The table's link, http://HOST:PORT/t/TABLE.")],
-    bot: Annotated[str, typer.Option("--bot", help="Who plays the seat: random, easy, "
-                                     "medium, hard, expert, file.py:Class or "
-                                     "module:Class.")] = "hard",
+    bot: Annotated[str, typer.Option("--bot", help="Who plays the seat: "
+                                     f"{LEVELS}, file.py:Class or module:Class.")] = "hard",
     name: Annotated[
         Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--name", help="The seat's name (default: the bot's)."),

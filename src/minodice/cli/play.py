@@ -21,6 +21,7 @@ import typer
 
 from minodice.bots.protocol import BotError
 from minodice.cli.common import (
+    LEVELS,
     Edition,
     EditionOpt,
     PlayersOpt,
@@ -125,8 +126,7 @@ def play(
                      "screen (hot seat)."),
     ] = None,
     bots: Annotated[str, typer.Option("--bots", help="The bots' levels, one for all or one "
-                                      "per bot seat: random, easy, medium, hard, "
-                                      "expert.")] = "easy",
+                                      f"per bot seat: {LEVELS}.")] = "easy",
     edition: EditionOpt = Edition.mino,
     variant: VariantOpt = VariantOption.standard,
     lang: Annotated[

@@ -15,6 +15,7 @@ import typer
 from minodice.bots.loading import make_bot
 from minodice.bots.protocol import BotError
 from minodice.cli.common import (
+    LEVELS,
     Edition,
     EditionOpt,
     PlayersOpt,
@@ -93,7 +94,7 @@ def simulate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     bots: Annotated[
         str, typer.Option("--bots", help="Comma-separated bots, one per seat or one for all: "
-                          "random, easy, medium, hard, expert, file.py:Class or module:Class.")
+                          f"{LEVELS}, file.py:Class or module:Class.")
     ] = "random",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds a bot may take "
                                               "for one decision.")] = 10.0,

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
 from importlib import resources
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args
 
 # Final: constants to mypy and to a compiled engine (``make compiled``), which inlines them.
 FLAG: Final = 0
@@ -46,7 +46,10 @@ KIND_BITS: Final = 4  # a hand holds at most 8 dice of a kind (round 8): 4 bits 
 KIND_MASK: Final = (1 << KIND_BITS) - 1
 MAX_KINDS: Final = 12
 
-BUILTIN_DICE_SETS = ("mino", "skull-king")
+#: The editions shipped, by the names records use; the one statement of them: the server's
+#: request models take the type, the page and the score pad the list (``/api/meta``).
+EditionName = Literal["mino", "skull-king"]
+BUILTIN_DICE_SETS: Final[tuple[EditionName, ...]] = get_args(EditionName)
 
 
 class DiceSetError(ValueError):

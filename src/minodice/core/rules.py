@@ -7,9 +7,10 @@ screen, to score a record independently, and by the tests to check the fast path
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Final
 
 from minodice.core.dice import (
@@ -24,6 +25,10 @@ MIN_PLAYERS: Final = 3
 MAX_PLAYERS: Final = 6
 MINOTAUR_BONUS_PER_GRIFFIN: Final = 30
 MERMAID_BONUS: Final = 50
+#: R2: the rounds of a game by its number of players; the one statement of it, which the
+#: server's request limits, its views and the page (``/api/meta``) read.
+ROUNDS: Final[Mapping[int, int]] = MappingProxyType({3: 8, 4: 8, 5: 7, 6: 6})
+MAX_ROUNDS: Final = max(ROUNDS.values())
 
 
 class Variant(StrEnum):
@@ -43,7 +48,7 @@ def rounds_for(players: int) -> int:
     """R2: 8 rounds with 3 or 4 players, 7 with 5, 6 with 6."""
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise ValueError(f"Mino Dice is for 3 to 6 players, not {players} (R1)")
-    return {3: 8, 4: 8, 5: 7, 6: 6}[players]
+    return ROUNDS[players]
 
 
 # Winning symbol role by the set of symbol roles showing (bit 1 << role), R10.1:

@@ -41,7 +41,9 @@ from starlette.websockets import WebSocketDisconnect
 from minodice import __version__
 from minodice.bots.advisor import AdviceError
 from minodice.bots.odds import OddsError
-from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
+from minodice.bots.protocol import BotLevel
+from minodice.core.dice import BUILTIN_DICE_SETS, EditionName, load_dice_set
+from minodice.core.rules import MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS
 from minodice.i18n import LANGUAGES, translator
 from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
@@ -58,11 +60,19 @@ from minodice.server.protocol import (
 )
 from minodice.server.room import Room, Settings
 from minodice.server.store import Store
-from minodice.server.web import PAGE_HEADERS, STATIC, catalogue_messages, dice_set_json
+from minodice.server.web import (
+    PAGE_HEADERS,
+    STATIC,
+    GameMeta,
+    catalogue_messages,
+    dice_set_json,
+    game_meta,
+    meta_module,
+)
 
 log = logging.getLogger("minodice.server")
 
-BotName = Literal["random", "easy", "medium", "hard", "expert"]
+BotName = BotLevel
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -74,8 +84,8 @@ class CreateTable(BaseModel):
     """``POST /api/tables``."""
 
     model_config = ConfigDict(strict=True, extra="ignore")
-    players: int = Field(4, ge=3, le=6)
-    edition: Literal["mino", "skull-king"] = "mino"
+    players: int = Field(4, ge=MIN_PLAYERS, le=MAX_PLAYERS)
+    edition: EditionName = "mino"
     variant: Literal["standard", "simplified"] = "standard"
     bots: list[BotName | None] | None = Field(None, description="one per seat; null = a person")
     turn_seconds: int | None = Field(None, ge=5, le=3600)
@@ -106,15 +116,15 @@ class AdviseRequest(BaseModel):
     """``POST /api/advise``: the dice behind your screen and where you sit."""
 
     model_config = ConfigDict(strict=True, extra="ignore")
-    players: int = Field(ge=3, le=6)
-    round: int = Field(ge=1, le=8)
-    seat: int = Field(ge=0, le=5, description="places after the round's start player (0: you "
-                      "start)")
-    hand: list[str] = Field(min_length=1, max_length=8)
-    edition: Literal["mino", "skull-king"] = "mino"
+    players: int = Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)
+    round: int = Field(ge=1, le=MAX_ROUNDS)
+    seat: int = Field(ge=0, le=MAX_PLAYERS - 1,
+                      description="places after the round's start player (0: you start)")
+    hand: list[str] = Field(min_length=1, max_length=MAX_ROUNDS)
+    edition: EditionName = "mino"
     variant: Literal["standard", "simplified"] = "standard"
     announced: list[int | None] | None = Field(
-        None, max_length=6, description="bids already announced, by seat after the start "
+        None, max_length=MAX_PLAYERS, description="bids already announced, by seat after the start "
         "player (null where unknown); those players then play for them")
 
 
@@ -128,10 +138,10 @@ class TrickOddsRequest(BaseModel):
     """``POST /api/odds/trick``: your dice and the trick so far."""
 
     model_config = ConfigDict(strict=True, extra="ignore")
-    players: int = Field(ge=3, le=6)
-    hand: list[str] = Field(min_length=1, max_length=8)
-    rolled: list[RolledDie] = Field(default_factory=list, max_length=5)
-    edition: Literal["mino", "skull-king"] = "mino"
+    players: int = Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)
+    hand: list[str] = Field(min_length=1, max_length=MAX_ROUNDS)
+    rolled: list[RolledDie] = Field(default_factory=list, max_length=MAX_PLAYERS - 1)
+    edition: EditionName = "mino"
 
 
 class Rematch(BaseModel):
@@ -461,6 +471,17 @@ def create_app(
         return FileResponse(STATIC / "sw.js", media_type="text/javascript",
                             headers={"cache-control": "no-cache"})
 
+    @app.get("/meta.js", include_in_schema=False)
+    async def meta_script() -> Response:
+        """``/api/meta`` as the ES module the page's scripts import (kept offline too)."""
+        return Response(meta_module(), media_type="text/javascript",
+                        headers={"cache-control": "no-cache"})
+
+    @app.get("/api/meta", response_model=GameMeta)
+    async def meta() -> GameMeta:
+        """The game's constants: player counts, rounds (R2), bot levels, editions."""
+        return game_meta()
+
     @app.get("/api/i18n/{lang}")
     async def translations(lang: str) -> dict[str, Any]:
         """The page's translations, from the same catalogues as the terminal's."""
@@ -473,7 +494,8 @@ def create_app(
     async def dice(edition: str) -> dict[str, Any]:
         """A dice set as the page draws and checks it: kinds in bag order, faces in order."""
         if edition not in BUILTIN_DICE_SETS:
-            raise ApiError(404, "not_found", "no such edition; there are mino and skull-king")
+            raise ApiError(404, "not_found", "no such edition; there are "
+                           f"{' and '.join(BUILTIN_DICE_SETS)}")
         return dice_set_json(edition)
 
     @app.get("/api/rules/{lang}")

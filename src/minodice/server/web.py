@@ -2,20 +2,28 @@
 
 The page is static (HTML, CSS, ES modules in ``static/``, no build step). Its translations
 are served from the same gettext catalogues as the terminal's, so there is one source of
-every translated word; the dice sets come from the engine's own data files.
+every translated word; the dice sets come from the engine's own data files, and the game's
+constants (rounds per player count, bot levels, editions and their titles) from the one
+place each is stated in Python (:func:`game_meta`), as JSON and as an ES module the page
+and the score pad import (:func:`meta_module`), so that no script restates them.
 """
 
 from __future__ import annotations
 
 import io
+import json
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from babel.messages.pofile import read_po
+from pydantic import BaseModel, Field
 
-from minodice.core.dice import load_dice_set
+from minodice.bots.protocol import BUILTIN_BOTS
+from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
+from minodice.core.rules import MAX_PLAYERS, MIN_PLAYERS, rounds_for
 from minodice.i18n import catalogue_text
+from minodice.i18n.words import EDITION_TITLES
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -59,3 +67,49 @@ def dice_set_json(edition: str) -> dict[str, Any]:
         "kinds": [{"name": k.name, "count": k.count, "colour": k.colour, "special": k.special,
                    "faces": [f.record_value for f in k.faces]} for k in ds.kinds],
     }
+
+
+class EditionMeta(BaseModel):
+    """One edition as the page offers it."""
+
+    name: str = Field(description="the dice set's name, as in records and requests")
+    title: str = Field(description="its title in English; the page shows the catalogue's "
+                       "translation of it")
+    symbols: list[str] = Field(description="its three symbols' names, by role: the "
+                               "minotaur's, the griffin's, the mermaid's")
+
+
+class GameMeta(BaseModel):
+    """``GET /api/meta``: the constants the page and the score pad need, from the engine."""
+
+    min_players: int
+    max_players: int
+    rounds: dict[int, int] = Field(description="R2: the rounds of a game by player count")
+    levels: list[str] = Field(description="the server's bot levels, weakest first")
+    editions: list[EditionMeta]
+
+
+@cache
+def game_meta() -> GameMeta:
+    """Each constant read from its one source: the rules, the bot registry, the dice sets
+    and the edition titles of the catalogues."""
+    return GameMeta(
+        min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
+        rounds={n: rounds_for(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)},
+        levels=list(BUILTIN_BOTS),
+        editions=[EditionMeta(name=name, title=EDITION_TITLES[name],
+                              symbols=list(load_dice_set(name).symbols))
+                  for name in BUILTIN_DICE_SETS])
+
+
+@cache
+def meta_module() -> str:
+    """:func:`game_meta` as an ES module (``/meta.js``): ``export const ROUNDS = {...};``
+    and so on, one upper-case name per field. A module rather than a request, so that the
+    score pad, which works offline, gets it like its other scripts (and the service
+    worker keeps it like them)."""
+    lines = ["// The game's constants, written by the server from the engine's own",
+             "// (minodice.server.web.game_meta; also GET /api/meta). Import them; never restate."]
+    for name, value in game_meta().model_dump(mode="json").items():
+        lines.append(f"export const {name.upper()} = {json.dumps(value)};")
+    return "\n".join(lines) + "\n"

@@ -5,7 +5,8 @@ import { h, replace } from "./dom.js";
 import { LANGUAGES, _, chooseLanguage, lang, loadLanguage } from "./i18n.js";
 import { showOdds } from "./odds.js";
 import { showPad } from "./pad.js";
-import { botName, showTable } from "./table.js";
+import { EDITIONS, ROUNDS } from "/meta.js";
+import { levelOptions, showTable } from "./table.js";
 
 const root = document.getElementById("app");
 const toaster = document.getElementById("toast");
@@ -89,9 +90,9 @@ async function showLobby() {
   h("button", { type: "submit", class: "primary big", id: "play-now" }, _("Play now against 3 bots")));
 
   const players = h("select", { id: "c-players", onchange: () => drawSeats() },
-    [3, 4, 5, 6].map((n) => h("option", { value: n, selected: n === 4 }, String(n))));
+    Object.keys(ROUNDS).map(Number).map((n) => h("option", { value: n, selected: n === 4 }, String(n))));
   const edition = h("select", { id: "c-edition" },
-    h("option", { value: "mino" }, _("Mino Dice")), h("option", { value: "skull-king" }, _("Skull King – The Dice Game")));
+    EDITIONS.map((e) => h("option", { value: e.name }, _(e.title))));
   const variant = h("select", { id: "c-variant" },
     h("option", { value: "standard" }, _("Standard scoring")), h("option", { value: "simplified" }, _("Simplified: no minus points, no bonus")));
   const clock = h("select", { id: "c-clock" },
@@ -106,7 +107,7 @@ async function showLobby() {
     for (let i = 1; i < n; i++) {
       items.push(h("li", {}, h("label", { for: `c-seat-${i}` }, _("Seat {n}", { n: i + 1 })),
         h("select", { id: `c-seat-${i}` }, h("option", { value: "" }, _("a person (invite)")),
-          ["easy", "medium", "hard", "random"].map((b) => h("option", { value: b }, botName(b))))));
+          levelOptions())));
     }
     replace(seats, items);
   }

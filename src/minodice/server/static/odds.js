@@ -5,8 +5,7 @@ import { api, diceSet, store } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
 import { _, word } from "./i18n.js";
-
-const ROUNDS = { 3: 8, 4: 8, 5: 7, 6: 6 };
+import { EDITIONS, ROUNDS } from "/meta.js";
 
 export async function showOdds(root, ui) {
   const saved = store.get("odds", {});
@@ -136,12 +135,11 @@ export async function showOdds(root, ui) {
     const edition = h("select", { id: "odds-edition", onchange: async (e) => {
       state.edition = e.target.value; state.hand = {}; state.rolled = []; state.answer = null;
       dice = await diceSet(state.edition); remember(); draw();
-    } }, h("option", { value: "mino", selected: state.edition === "mino" }, _("Mino Dice")),
-    h("option", { value: "skull-king", selected: state.edition === "skull-king" }, _("Skull King – The Dice Game")));
+    } }, EDITIONS.map((e) => h("option", { value: e.name, selected: state.edition === e.name }, _(e.title))));
     const players = h("select", { id: "odds-players", onchange: (e) => {
       state.players = Number(e.target.value); state.position = Math.min(state.position, state.players - 1);
       state.announced = {}; state.answer = null; remember(); draw();
-    } }, [3, 4, 5, 6].map((n) => h("option", { value: n, selected: n === state.players }, String(n))));
+    } }, Object.keys(ROUNDS).map(Number).map((n) => h("option", { value: n, selected: n === state.players }, String(n))));
     const tab = (mode, label) => h("button", { role: "tab", "aria-selected": String(state.mode === mode), class: state.mode === mode ? "primary" : "",
       onclick: () => { state.mode = mode; state.answer = null; remember(); draw(); } }, label);
     const r = size();

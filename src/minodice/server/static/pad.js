@@ -5,10 +5,11 @@
 import { store } from "./api.js";
 import { h, replace } from "./dom.js";
 import { _, capital, word } from "./i18n.js";
+import { EDITIONS, MAX_PLAYERS, MIN_PLAYERS } from "/meta.js";
 import { ROUNDS, bonusValue, checkRound, ranking, scoreGame } from "./pad-score.js";
 
-const SYMBOLS = { mino: ["minotaur", "griffin", "mermaid"], "skull-king": ["skull-king", "pirate", "mermaid"] };
-const TITLES = { mino: "Mino Dice", "skull-king": "Skull King – The Dice Game" };
+// The editions by name: title and symbols (by role), from the server (/meta.js).
+const EDITION = Object.fromEntries(EDITIONS.map((e) => [e.name, e]));
 
 function games() { return store.get("pad.games", {}); }
 function saveGame(game) {
@@ -32,10 +33,10 @@ export function readGame(data) {
   const fail = (why) => { throw new Error(_("Not a score pad file: {why}", { why })); };
   if (!data || data.format !== "minodice-pad" || data.version !== 1) fail('"format" must be "minodice-pad", version 1');
   const players = data.players;
-  if (!Array.isArray(players) || players.length < 3 || players.length > 6
+  if (!Array.isArray(players) || players.length < MIN_PLAYERS || players.length > MAX_PLAYERS
       || !players.every((p) => typeof p === "string" && p.trim() && p.length <= 24)
       || new Set(players).size !== players.length) fail("3 to 6 distinct names");
-  if (!SYMBOLS[data.edition]) fail('"edition" is mino or skull-king');
+  if (!Object.hasOwn(EDITION, data.edition)) fail(`"edition" is ${EDITIONS.map((e) => e.name).join(" or ")}`);
   if (!["standard", "simplified"].includes(data.variant)) fail('"variant" is standard or simplified');
   const n = players.length;
   if (!Array.isArray(data.rounds) || data.rounds.length > ROUNDS[n]) fail(`at most ${ROUNDS[n]} rounds`);
@@ -106,8 +107,8 @@ function showPadHome(root, ui) {
       h("input", { id: `pad-name-${i}`, maxlength: 24, value, placeholder: _("Player {n}", { n: i + 1 }) })));
   };
   for (let i = 0; i < 4; i++) addName();
-  const edition = h("select", { id: "pad-edition" }, h("option", { value: "mino" }, _("Mino Dice")),
-    h("option", { value: "skull-king" }, _("Skull King – The Dice Game")));
+  const edition = h("select", { id: "pad-edition" },
+    EDITIONS.map((e) => h("option", { value: e.name }, _(e.title))));
   const variant = h("select", { id: "pad-variant" }, h("option", { value: "standard" }, _("Standard scoring")),
     h("option", { value: "simplified" }, _("Simplified: no minus points, no bonus")));
   const file = h("input", { type: "file", id: "pad-import", accept: "application/json,.json", onchange: async () => {
@@ -121,7 +122,7 @@ function showPadHome(root, ui) {
   const form = h("form", { class: "card", onsubmit: (e) => {
     e.preventDefault();
     const players = Array.from(names.querySelectorAll("input"), (i) => i.value.trim()).filter(Boolean);
-    if (players.length < 3 || players.length > 6) { ui.toast(_("A game needs 3 to 6 players (R1).")); return; }
+    if (players.length < MIN_PLAYERS || players.length > MAX_PLAYERS) { ui.toast(_("A game needs 3 to 6 players (R1).")); return; }
     if (new Set(players).size !== players.length) { ui.toast(_("Names must be different.")); return; }
     const game = { format: "minodice-pad", version: 1, id: newId(), created: Date.now(), players,
       edition: edition.value, variant: variant.value, rounds: [blankRound(players.length)] };
@@ -131,7 +132,7 @@ function showPadHome(root, ui) {
   h("h1", {}, _("Score pad")),
   h("p", {}, _("For a game at a real table: enter the bids, then the tricks and bonuses; the pad does the sums by the rules.")),
   h("fieldset", {}, h("legend", {}, _("Players (3 to 6, in seating order)")), names,
-    h("button", { type: "button", onclick: () => { if (names.children.length < 6) addName(); } }, _("Add a player"))),
+    h("button", { type: "button", onclick: () => { if (names.children.length < MAX_PLAYERS) addName(); } }, _("Add a player"))),
   h("div", { class: "field" }, h("label", { for: "pad-edition" }, _("Edition")), edition),
   h("div", { class: "field" }, h("label", { for: "pad-variant" }, _("Scoring")), variant),
   h("button", { type: "submit", class: "primary big", id: "pad-start" }, _("Start scoring")));
@@ -168,7 +169,7 @@ class PadGame {
     const over = scored.length === this.total;
     replace(this.root,
       h("section", { class: "card pad-head" },
-        h("h1", {}, _("Score pad") + " · " + _(TITLES[g.edition])),
+        h("h1", {}, _("Score pad") + " · " + _(EDITION[g.edition].title)),
         h("p", {}, g.variant === "simplified" ? _("Simplified: no minus points, no bonus") : _("Standard scoring"))),
       over && this.stage === "view" ? this.finalCard(scored) : this.editor(),
       this.grid(scored),
@@ -179,7 +180,7 @@ class PadGame {
     const g = this.game;
     const r = this.editing + 1;
     const entry = this.draft || g.rounds[this.editing];
-    const [minotaur, griffin, mermaid] = SYMBOLS[g.edition].map((s) => word(s));
+    const [minotaur, griffin, mermaid] = EDITION[g.edition].symbols.map((s) => word(s));
     const stepper = (id, label, value, max, set) => h("div", { class: "stepper" },
       h("button", { type: "button", "aria-label": _("{what}: one less", { what: label }), onclick: () => { set(Math.max(0, value - 1)); this.render(); } }, "−"),
       h("output", { id, "aria-live": "polite", "aria-label": label }, String(value)),
@@ -222,7 +223,7 @@ class PadGame {
   problemText(p) {
     const name = p.player !== undefined ? this.game.players[p.player] : "";
     const r = this.editing + 1;
-    const [minotaur] = SYMBOLS[this.game.edition].map((s) => word(s));
+    const [minotaur] = EDITION[this.game.edition].symbols.map((s) => word(s));
     const text = {
       bid: _("{name}: a bid is 0 to {n} in round {n}", { name, n: r }),
       won: _("{name}: tricks won are 0 to {n}", { name, n: r }),

@@ -7,7 +7,9 @@ import { h, replace } from "./dom.js";
 import { verifyRecord } from "./fair.js";
 import { _, capital, word } from "./i18n.js";
 
-const TITLES = { mino: "Mino Dice", "skull-king": "Skull King – The Dice Game" };
+import { EDITIONS, LEVELS } from "/meta.js";
+
+const TITLES = Object.fromEntries(EDITIONS.map((e) => [e.name, e.title]));
 
 export async function showTable(root, tableId, ui) {
   let info;
@@ -131,7 +133,7 @@ class TablePage {
     const statusText = { online: _("Connected"), connecting: _("Connecting…"), reconnecting: _("Reconnecting…") }[this.status];
     const round = this.view && this.view.round ? _("Round {n}/{total}", { n: this.view.round, total: this.view.rounds }) : "";
     replace(this.sections.head,
-      h("h1", {}, _(TITLES[v.edition] || "Mino Dice")),
+      h("h1", {}, _(TITLES[v.edition] || EDITIONS[0].title)),
       round ? h("span", { class: "round" }, round) : null,
       h("span", { class: `conn conn-${this.status}`, role: "status" }, statusText));
   }
@@ -196,7 +198,7 @@ class TablePage {
     const link = `${location.origin}/t/${this.id}`;
     const free = v.players.filter((p) => !p.name).length;
     const level = h("select", { id: "fill-level", "aria-label": _("Bots for the empty seats") },
-      ["easy", "medium", "hard", "random"].map((b) => h("option", { value: b }, botName(b))));
+      levelOptions("easy"));
     return h("section", { class: "card" },
       h("h2", {}, _("Waiting for players")),
       h("p", {}, _("{free} of {total} seats are free.", { free, total: v.players.length })),
@@ -502,6 +504,12 @@ class TablePage {
     while (this.chatLog.children.length > 100) this.chatLog.firstChild.remove();
     this.chatLog.scrollTop = this.chatLog.scrollHeight;
   }
+}
+
+// An <option> for each of the server's bot levels (/meta.js), weakest first; `chosen`
+// (if given) is selected.
+export function levelOptions(chosen) {
+  return LEVELS.map((b) => h("option", { value: b, selected: b === chosen }, botName(b)));
 }
 
 export function botName(level) {
