@@ -34,8 +34,9 @@ check: $(STAMP)  ## the inner loop: lint, types and the fast tests (no server, b
 browser:  ## Debian's chromium for the browser tests (installed once, as root or with sudo)
 	sh scripts/ensure_chromium.sh
 
-lint: $(STAMP)
+lint: $(STAMP)  ## ruff, and the layering contract (which package may import which)
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/lint-imports --no-logo
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
