@@ -31,7 +31,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from minodice.bots.protocol import make_bot
+from minodice.bots.loading import make_bot
 from minodice.core.state import CHANCE
 from minodice.core.view import view
 from minodice.envs.encoding import index_of

@@ -27,12 +27,6 @@ from minodice.play.match import GameResult
 __all__ = ["run_games_on_ray"]
 
 
-def _play_batch(spec: Any, indices: Sequence[int]) -> list[GameResult]:
-    from minodice.play.tournament import _play_many
-
-    return _play_many(spec, indices)
-
-
 def _import_ray() -> Any:
     try:
         import ray
@@ -46,9 +40,14 @@ def run_games_on_ray(
     address: str,
     workers: int,
     batches: Sequence[Sequence[int]],
+    play_batch: Callable[[Any, Sequence[int]], list[GameResult]],
     on_progress: Callable[[int], None] | None = None,
 ) -> list[GameResult]:
-    """Play ``batches`` of game indices of ``spec`` as Ray tasks; results in game order."""
+    """Play ``batches`` of game indices of ``spec`` as Ray tasks; results in game order.
+
+    ``play_batch(spec, indices)`` plays one batch (the tournament's own function, passed in
+    so that this module does not import the tournament that imports it).
+    """
     ray = _import_ray()
     started = False
     if not ray.is_initialized():
@@ -64,7 +63,7 @@ def run_games_on_ray(
             raise BotError(f"cannot reach a Ray cluster at {address!r}: {first}") from None
         started = True
     try:
-        task = ray.remote(num_cpus=1, max_retries=0)(_play_batch)
+        task = ray.remote(num_cpus=1, max_retries=0)(play_batch)
         pending = [task.remote(spec, list(batch)) for batch in batches]
         results: list[GameResult] = []
         while pending:

@@ -291,7 +291,7 @@ def run_games(
             for name in set(spec.bots):
                 load_bot_factory(name)
             return run_games_on_ray(spec, ray_address, workers,
-                                    _batches(spec, max(workers, 2)), on_progress)
+                                    _batches(spec, max(workers, 2)), _play_many, on_progress)
         return _run_games(spec, workers, on_progress)
     finally:
         close_spares()
