@@ -35,7 +35,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
 
-from minodice.bots.protocol import Bot, make_bot
+from minodice.bots.loading import make_bot
+from minodice.bots.protocol import Bot
+from minodice.cli.reports import render_tournament
 from minodice.core.actions import Action
 from minodice.core.dice import load_dice_set
 from minodice.core.rules import Variant
@@ -49,7 +51,6 @@ from minodice.play.tournament import (
     play_one,
     summarize_games,
 )
-from minodice.text.tables import render_tournament
 
 #: The issue's figures against three ``easy``: hard's win share, and that of a bot that
 #: sees every hand (the perfect-knowledge bound).

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from minodice.bots.expert import ExpertBot, spread_after, win_chance
-from minodice.bots.protocol import make_bot
+from minodice.bots.loading import make_bot
 from minodice.bots.search import HardBot, round_value
 from minodice.core.actions import Bid
 from minodice.core.dice import Hand, load_dice_set

@@ -111,8 +111,8 @@ def test_every_served_level_and_edition_is_one_the_server_accepts(client: TestCl
 # titles, the player counts. Each pattern matches the form such a copy takes in JavaScript.
 RESTATED_IN_JS = {
     "R2 rounds table": re.compile(r"\b3\s*:\s*8\s*,\s*4\s*:\s*8"),
-    "bot levels": re.compile(r"""["'](?:random|easy|medium|hard)["']\s*:\s*_\(|"""
-                             r"""\[\s*["'](?:random|easy|medium|hard)["']\s*,"""),
+    "bot levels": re.compile(r"""["'](?:random|easy|medium|hard|expert)["']\s*:\s*_\(|"""
+                             r"""\[\s*["'](?:random|easy|medium|hard|expert)["']\s*,"""),
     "edition names": re.compile(r"""value:\s*["'](?:mino|skull-king)["']|"""
                                 r"""\b(?:mino|["']skull-king["'])\s*:\s*\["""),
     # ("Mino Dice" alone is also the site's name, in its header: only a title table counts)
@@ -148,7 +148,7 @@ def test_the_patterns_find_the_old_copies() -> None:
 # Python: each constant has one home; these are the forms a second statement would take.
 PYTHON_HOMES = {
     "R2 rounds table": (re.compile(r"\b3\s*:\s*8\s*,\s*4\s*:\s*8"), "core/rules.py"),
-    "bot levels": (re.compile(r"""Literal\[\s*["'](?:random|easy|medium|hard)["']"""),
+    "bot levels": (re.compile(r"""Literal\[\s*["'](?:random|easy|medium|hard|expert)["']"""),
                    "bots/protocol.py"),
     "editions": (re.compile(r"""Literal\[\s*["'](?:mino|skull-king)["']"""), "core/dice.py"),
     "edition titles": (re.compile(r"""N_\(\s*["']Mino Dice["']\)"""), "i18n/words.py"),

@@ -513,7 +513,8 @@ export function levelOptions(chosen) {
 }
 
 export function botName(level) {
-  return { random: _("random bot"), easy: _("easy bot"), medium: _("medium bot"), hard: _("hard bot") }[level] || level;
+  return { random: _("random bot"), easy: _("easy bot"), medium: _("medium bot"), hard: _("hard bot"),
+    expert: _("expert bot") }[level] || level;
 }
 
 export function reasonText(dice, why) {
