@@ -29,9 +29,10 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from minodice.bots.loading import make_bot
-from minodice.bots.protocol import Bot
-from minodice.core.actions import Action, parse_action
+from minodice.bots.protocol import Bot, BotError
+from minodice.core.actions import Action
 from minodice.core.view import SeatView
+from minodice.play.runners import DecisionRequest, PoolRunner
 
 log = logging.getLogger("minodice.server")
 T = TypeVar("T")
@@ -118,22 +119,17 @@ class BotPool:
         await asyncio.gather(*(self._in_worker(_warm) for _ in range(self.workers)))
 
     async def decide(self, spec: str, seat_view: SeatView) -> Action:
-        """The bot's decision; a random legal action if the bot or its worker failed."""
-        legal = seat_view.legal_actions
+        """The bot's decision; a random legal action if the bot or its worker failed (the
+        asking and checking are :class:`~minodice.play.runners.PoolRunner`'s, the guard
+        every bot runner shares)."""
+        seat = seat_view.seat if seat_view.seat is not None else 0
+        request = DecisionRequest(seat, spec, seat_view, random.Random(secrets.randbits(64)))
         try:
-            text = await self._in_worker(_decide, spec, seat_view, secrets.randbits(64))
-            action = parse_action(seat_view.dice_set, text)
-            if action in legal:
-                return action
-            log.warning("bot %s answered %r, which is not legal; playing at random", spec,
-                        text[:40])
-        except (TimeoutError, BrokenProcessPool) as exc:
-            log.warning("bot %s failed (%s); its worker was replaced", spec,
-                        type(exc).__name__)
-        except Exception as exc:  # a bot's own exception, raised in the worker
-            log.warning("bot %s raised %s; playing at random", spec, type(exc).__name__)
+            return (await PoolRunner(self).decide_async(request)).action
+        except BotError as exc:
+            log.warning("%s; playing at random", exc)
         self.failures += 1
-        return random.SystemRandom().choice(list(legal))
+        return random.SystemRandom().choice(list(seat_view.legal_actions))
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Any pure computation in a worker (the advisor simulates for ~50–200 ms: never
