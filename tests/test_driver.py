@@ -1,0 +1,343 @@
+"""The game driver on a fake clock: deadlines, grace, stand-ins, failing bots and failing
+writes, each shown by moving time by hand (no test here sleeps or reads a clock)."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterator, Sequence
+from typing import TypeVar
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from minodice.bots.protocol import BotError
+from minodice.core.actions import Action, Bid
+from minodice.core.errors import IllegalActionError
+from minodice.core.view import SeatView
+from minodice.play.driver import (
+    RANDOM,
+    BotDecided,
+    BotFailed,
+    Clocks,
+    CommitFailed,
+    DeadlineArmed,
+    DeadlineExpired,
+    Driver,
+    DriverError,
+    DriverEvent,
+    FakeScheduler,
+    SeatAway,
+    SeatBack,
+    StandingIn,
+)
+from minodice.play.runners import DecisionRequest, InProcessRunner, PerSeatRunner
+from minodice.play.table import Event, GameOver, Table, new_table
+
+E = TypeVar("E")
+
+
+class Log:
+    def __init__(self) -> None:
+        self.events: list[DriverEvent] = []
+
+    def __call__(self, event: DriverEvent) -> None:
+        self.events.append(event)
+
+    def of(self, kind: type[E]) -> list[E]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+def unstarted(humans: Sequence[str], bots: Sequence[str] = ("random",),
+              players: int = 3, seed: int = 4) -> Table:
+    """A table not dealt yet (the driver deals it, through its commit hook if any)."""
+    dealt = new_table(players, humans, bots, seed=seed)
+    return Table(dealt.config, dealt.seats, dealt.chance, dealt.bot_seed)
+
+
+def driver_for(table: Table, clocks: Clocks, **options: object) -> tuple[Driver, FakeScheduler,
+                                                                          Log]:
+    scheduler, log = FakeScheduler(), Log()
+    driver = Driver(table, InProcessRunner(), scheduler=scheduler, clocks=clocks,
+                    stand_in="random", listeners=[log], **options)  # type: ignore[arg-type]
+    return driver, scheduler, log
+
+
+async def elapse(driver: Driver, clock: FakeScheduler, seconds: float) -> None:
+    """Let ``seconds`` pass, timer after timer, the driver's tasks running in between (a
+    timer set while time passes fires too if it is due)."""
+    target = clock.now() + seconds
+    await driver.settle()
+    while (due := clock.pending()) and due[0] <= target:
+        clock.advance(due[0] - clock.now())
+        await driver.settle()
+    clock.advance(target - clock.now())
+    await driver.settle()
+
+
+# -- the clock ---------------------------------------------------------------------------------
+
+
+async def test_a_clock_running_out_plays_the_stand_in_for_the_person() -> None:
+    table = unstarted(["Ana"])
+    driver, clock, log = driver_for(table, Clocks(turn_seconds=30))
+    await driver.start()
+    await driver.settle()
+    assert driver.waiting_for() == [0]  # the bots have bid; Ana has not
+    assert driver.deadline == 30
+    await elapse(driver, clock, 29.5)
+    assert driver.waiting_for() == [0]
+    assert not log.of(DeadlineExpired)
+    await elapse(driver, clock, 1)
+    assert log.of(DeadlineExpired) == [DeadlineExpired("1-bid", (0,))]
+    assert BotDecided in {type(e) for e in log.events if getattr(e, "seat", None) == 0}
+    assert table.round_no == 1
+    assert table.view(0).bids[0] is not None  # all bids in, so revealed
+    # The person is not turned into a bot: the next decision of theirs waits again.
+    assert driver.kind(0).value == "person"
+
+
+async def test_all_bids_share_one_deadline() -> None:
+    table = unstarted(["Ana", "Ben"])
+    driver, clock, log = driver_for(table, Clocks(turn_seconds=30))
+    await driver.start()
+    await driver.settle()
+    assert sorted(driver.waiting_for()) == [0, 1]
+    clock.advance(10)
+    await driver.act(0, table.legal(0)[0], turn="1-bid")
+    await driver.settle()
+    assert driver.deadline == 30  # Ana's bid did not start a new clock for Ben
+    assert [e.turn for e in log.of(DeadlineArmed)] == ["1-bid"]
+    await elapse(driver, clock, 20)
+    assert log.of(DeadlineExpired) == [DeadlineExpired("1-bid", (1,))]
+    assert table.current_turn() != "1-bid"
+    armed = log.of(DeadlineArmed)[-1]
+    assert isinstance(armed, DeadlineArmed)
+    assert armed.at == 60  # the next decision's own deadline
+
+
+async def test_a_stale_or_foreign_decision_is_refused_and_changes_nothing() -> None:
+    table = unstarted(["Ana"])
+    driver, _, _ = driver_for(table, Clocks())
+    await driver.start()
+    await driver.settle()
+    before = table.snapshot()
+    with pytest.raises(DriverError, match="turn 7-bid is over"):
+        await driver.act(0, table.legal(0)[0], turn="7-bid")
+    with pytest.raises(DriverError, match="does not wait for seat 2"):
+        await driver.act(1, Bid(0))
+    with pytest.raises(IllegalActionError):
+        await driver.act(0, Bid(99))
+    assert table.snapshot() == before
+
+
+# -- presence ---------------------------------------------------------------------------------
+
+
+async def test_grace_after_a_disconnection_then_the_stand_in_plays_until_the_person_is_back(
+) -> None:
+    table = unstarted(["Ana"])
+    driver, clock, log = driver_for(table, Clocks(grace=60, bot_delay=1))
+    await driver.start()
+    await elapse(driver, clock, 5)
+    assert driver.waiting_for() == [0]
+    driver.away(0)
+    assert log.of(SeatAway) == [SeatAway(0, 65)]
+    await elapse(driver, clock, 59)
+    assert driver.waiting_for() == [0]
+    assert not log.of(StandingIn)
+    driver.back(0)  # back within the grace period: nothing happens
+    await elapse(driver, clock, 10)
+    assert driver.waiting_for() == [0]
+    assert not log.of(StandingIn)
+
+    driver.away(0)
+    await elapse(driver, clock, 60)
+    assert log.of(StandingIn) == [StandingIn(0, "random")]
+    clock.advance(1)  # the pause before a bot acts
+    await driver.settle()
+    assert 0 not in driver.waiting_for()  # the stand-in bid for Ana
+    for _ in range(200):  # the stand-in goes on playing Ana's decisions
+        if 0 in driver.waiting_for():
+            break
+        await elapse(driver, clock, 1)
+    decided = [e for e in log.of(BotDecided) if e.seat == 0]
+    assert len(decided) >= 1
+    driver.back(0)
+    assert log.of(SeatBack)[-1] == SeatBack(0)
+    for _ in range(200):  # now the game waits for Ana again
+        await elapse(driver, clock, 1)
+        if 0 in driver.waiting_for() or table.is_over():
+            break
+    assert 0 in driver.waiting_for() or table.is_over()
+    await elapse(driver, clock, 100)
+    assert len([e for e in log.of(BotDecided) if e.seat == 0]) == len(decided)
+
+
+# -- bots -------------------------------------------------------------------------------------
+
+
+class HangingBot:
+    """Its first decision waits until released (far longer than allowed); the others are
+    quick."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        self.release.wait(60)
+        return legal[0]
+
+    def on_event(self, event: DriverEvent) -> None:
+        if isinstance(event, BotFailed):
+            self.release.set()  # the thread left behind ends; the bot answers from now on
+
+
+@pytest.fixture
+def hanging() -> Iterator[HangingBot]:
+    bot = HangingBot()
+    yield bot
+    bot.release.set()
+
+
+async def test_a_bot_timing_out_is_named_and_the_server_plays_a_random_move(
+        hanging: HangingBot) -> None:
+    table = unstarted([], bots=("slowpoke", "random", "random"))
+    runner = InProcessRunner({(0, "slowpoke"): hanging})
+    log = Log()
+    driver = Driver(table, runner, scheduler=FakeScheduler(), time_limit=0.05,
+                    on_bot_error=RANDOM, fallback_rng=random.Random(1),
+                    listeners=[log, hanging.on_event])
+    await driver.start()
+    while not table.is_over():
+        await driver.settle()
+    failed = log.of(BotFailed)
+    assert len(failed) == 1
+    first = failed[0]
+    assert isinstance(first, BotFailed)
+    assert first.fallback is not None
+    assert first.error == "bot 'slowpoke' (seat 1) took longer than 0.05 s for one decision"
+    assert log.of(GameOver)
+
+
+def test_a_bot_timing_out_stops_a_tournament_game() -> None:
+    table = unstarted([], bots=("slowpoke", "random", "random"))
+    driver = Driver(table, InProcessRunner({(0, "slowpoke"): _Spinning()}), time_limit=0.05)
+    with pytest.raises(BotError, match=r"bot 'slowpoke' \(seat 1\) took longer than 0.05 s"):
+        driver.run()
+    assert driver.failure is not None
+    assert driver.waiting_for() == []
+
+
+class _Spinning:
+    """Never returns and swallows ordinary exceptions (the Unix timer still stops it)."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        while True:
+            try:
+                threading.Event().wait(0.01)
+            except Exception:  # a bot that tries to ignore being stopped
+                continue
+
+
+class _Misbehaving:
+    def __init__(self, how: str) -> None:
+        self.how = how
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        if self.how == "raise":
+            raise RuntimeError("gives up")
+        if self.how == "exit":
+            raise SystemExit(3)
+        if self.how == "text":
+            return "bid 1"  # type: ignore[return-value]
+        return Bid(99)
+
+
+@settings(max_examples=20, deadline=None)
+@given(how=st.sampled_from(["raise", "exit", "text", "illegal"]), seat=st.integers(0, 2))
+def test_every_misbehaviour_is_one_bot_error_naming_bot_and_seat(how: str, seat: int) -> None:
+    table = unstarted([], bots=("random",))
+    spec = table.seats[seat].bot
+    assert spec is not None
+    runners = {seat: InProcessRunner({(seat, spec): _Misbehaving(how)})}
+    driver = Driver(table, PerSeatRunner(runners, InProcessRunner()))
+    with pytest.raises(BotError) as info:
+        driver.run()
+    message = str(info.value)
+    assert message.startswith(f"bot {spec!r} (seat {seat + 1}) ")
+    assert {"raise": "raised RuntimeError: gives up", "exit": "tried to exit",
+            "text": "returned 'bid 1', which is not legal",
+            "illegal": "returned Bid(99), which is not legal"}[how] in message
+
+
+def test_the_decision_request_builds_no_view_for_a_runner_that_needs_none() -> None:
+    table = new_table(3, [], ["random"], seed=2)
+    request = DecisionRequest(0, "random", table, random.Random(0))
+    assert request.legal == table.legal(0)
+    assert "view" not in vars(request)
+
+
+# -- writes -----------------------------------------------------------------------------------
+
+
+class FlakyStore:
+    """A commit hook that refuses the first ``failures`` writes."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.written: list[list[Event]] = []
+
+    async def __call__(self, fork: Table, events: list[Event]) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise OSError("disk full")
+        self.written.append(events)
+
+
+async def test_a_person_s_move_whose_write_fails_leaves_the_table_unchanged() -> None:
+    table = unstarted(["Ana", "Ben"], bots=("random",))
+    store = FlakyStore(0)
+    driver, _, _ = driver_for(table, Clocks(), commit=store)
+    await driver.start()
+    await driver.settle()
+    before, decisions = table.snapshot(), table.decisions
+    store.failures = 1
+    with pytest.raises(OSError, match="disk full"):
+        await driver.act(0, table.legal(0)[0])
+    assert table.snapshot() == before
+    assert table.decisions == decisions
+    await driver.act(0, table.legal(0)[0])  # sent again: written this time
+    assert table.decisions == decisions + 1
+
+
+async def test_a_bot_s_move_whose_write_fails_is_tried_again_later() -> None:
+    table = unstarted([], bots=("random",))
+    store = FlakyStore(0)
+    driver, clock, log = driver_for(table, Clocks(retry_after=2), commit=store)
+    await driver.start()
+    assert len(store.written) == 1  # the deal, written
+    assert table.started
+    driver.close()  # the bots would otherwise play on; start again with a failing store
+    table = unstarted([], bots=("random",))
+    store = FlakyStore(1)
+    driver, clock, log = driver_for(table, Clocks(retry_after=2), commit=store)
+    with pytest.raises(OSError, match="disk full"):
+        await driver.start()
+    assert not table.started
+    await driver.start()
+    store.failures = 1
+    await driver.settle()
+    assert log.of(CommitFailed)
+    written = len(store.written)
+    assert table.decisions == 0  # the failed move left no trace
+    await elapse(driver, clock, 1.9)
+    assert len(store.written) == written
+    assert table.decisions == 0
+    await elapse(driver, clock, 0.2)
+    while not table.is_over():
+        await driver.settle()
+    assert table.decisions > 0
+    assert log.of(GameOver)
+    driver.close()
