@@ -1,12 +1,21 @@
-"""One game between bots: seats, seeded randomness, decision clocks and misbehaviour.
+"""One game between bots, for tournaments: seats, seeded randomness and duplicate deals.
+
+The game is played by the one :class:`~minodice.play.driver.Driver` every front end uses,
+synchronously (only bots are asked); what is particular to tournaments is where chance and
+the bots' generators come from.
 
 Randomness is split so that games can be *duplicated*: the chance events of a deal come
 from generators seeded by the deal alone — one for each round's draws and one for each
-round's rolls — so that the same dice are drawn, and the k-th roll of a round gets the same
-luck, whichever bots sit where. Each bot gets a generator of its own.
+round's rolls (:class:`DealChance`, ``minodice-deal:SEED:DEAL:draw|roll:ROUND``) — so that
+the same dice are drawn, and the k-th roll of a round gets the same luck, whichever bots sit
+where. A table's own :class:`~minodice.play.table.SeededChance` (``minodice-play:``) seeds
+each roll by its place instead, which resumes a saved game exactly but would not give
+rotated seats the same luck; tournament results for a seed are fixed by this scheme, so it
+stays. Each bot gets a generator of its own for the whole game (``minodice-bot:``).
 
 A bot that raises, returns an illegal action or takes longer than the time limit for one
-decision stops the game with a :class:`~minodice.bots.protocol.BotError` naming it.
+decision stops the game with a :class:`~minodice.bots.protocol.BotError` naming it (the
+runners' one guard, :mod:`minodice.play.runners`).
 
 Outside bots play in processes of their own (:mod:`minodice.bots.sandbox`), which get each
 decision's view and nothing else; their clock is kept here, in the parent, and their
@@ -15,21 +24,19 @@ processes end with the game. Our own bots play in this process, timed by a Unix 
 
 from __future__ import annotations
 
+import copy
 import random
-import signal
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import FrameType
 from typing import Any
 
-from minodice.bots.protocol import Bot, BotError
+from minodice.bots.protocol import Bot
 from minodice.bots.sandbox import SandboxedBot, prewarm
-from minodice.core.actions import Bid, Roll
-from minodice.core.errors import IllegalActionError
-from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState
-from minodice.core.view import view
+from minodice.core.dice import Face, Hand
+from minodice.core.state import GameConfig, GameState
+from minodice.play.driver import BotDecided, Driver, DriverEvent, seat_rngs
+from minodice.play.runners import BotRunner, InProcessRunner, PerSeatRunner, SandboxRunner
+from minodice.play.table import SeatSpec, Table, draw_hands
 
 
 @dataclass
@@ -45,35 +52,6 @@ class GameResult:
     decision_seconds: list[list[float]] = field(default_factory=list)
     made_by_round: list[list[bool]] = field(default_factory=list)  # per seat, per round
     record: dict[str, Any] | None = None
-
-
-class _DecisionTimeoutError(BaseException):
-    """Raised inside a bot that overran its time. A BaseException, so that a bot's own
-    ``except Exception`` cannot swallow it."""
-
-
-def _on_alarm(signum: int, frame: FrameType | None) -> None:
-    raise _DecisionTimeoutError
-
-
-@contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    """Interrupt the block after ``seconds`` (Unix timers; a no-op where unavailable)."""
-    if not seconds or not hasattr(signal, "setitimer"):
-        yield
-        return
-    try:
-        previous = signal.signal(signal.SIGALRM, _on_alarm)
-    except ValueError:  # not the main thread: no timers there
-        yield
-        return
-    # Fires again every ``seconds`` until the block ends, in case a bot swallows it anyway.
-    signal.setitimer(signal.ITIMER_REAL, seconds, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def deal_rng(seed: int, deal: int, what: str, round_no: int) -> random.Random:
@@ -109,6 +87,46 @@ def play_bot_game(
                 bot.close()
 
 
+class DealChance:
+    """A tournament deal's chance (see the module docstring): the draws of round R from
+    ``minodice-deal:SEED:DEAL:draw:R``, its rolls one after another from
+    ``minodice-deal:SEED:DEAL:roll:R``. Holds the round's roll generator: a table with this
+    source is played through, not saved and resumed mid-round."""
+
+    def __init__(self, seed: int, deal: int) -> None:
+        self.seed = seed
+        self.deal_no = deal
+        self._round = -1
+        self._rolls = random.Random(0)
+
+    def deal(self, state: GameState) -> list[Hand]:
+        return draw_hands(state, deal_rng(self.seed, self.deal_no, "draw", state.round_no))
+
+    def roll(self, state: GameState) -> Face:
+        if state.round_no != self._round:
+            self._round = state.round_no
+            self._rolls = deal_rng(self.seed, self.deal_no, "roll", state.round_no)
+        face = state.sample_chance(self._rolls)
+        assert isinstance(face, Face)
+        return face
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scheme": "minodice-deal", "seed": self.seed, "deal": self.deal_no}
+
+    def fork(self) -> DealChance:
+        other = copy.copy(self)
+        other._rolls = copy.deepcopy(self._rolls)
+        return other
+
+
+def bot_table(config: GameConfig, names: Sequence[str], seed: int, deal: int) -> Table:
+    """A table of bots named ``names`` (a bot's name is its spec; two seats may have the
+    same bot, so a seat's name gets its number when needed), dealt by :class:`DealChance`."""
+    seats = [SeatSpec(name if names.count(name) == 1 else f"{name} ({seat + 1})", name)
+             for seat, name in enumerate(names)]
+    return Table(config, seats, DealChance(seed, deal), str(seed))
+
+
 def _play(
     config: GameConfig,
     bots: Sequence[Bot],
@@ -118,55 +136,22 @@ def _play(
     bot_seed: str,
     time_limit: float | None,
 ) -> tuple[GameState, list[list[float]]]:
-    state = GameState(config)
-    rngs = [random.Random(f"minodice-bot:{bot_seed}:{seat}") for seat in range(config.players)]
+    table = bot_table(config, names, seed, deal)
+    inside = InProcessRunner({(seat, names[seat]): bot for seat, bot in enumerate(bots)
+                              if not isinstance(bot, SandboxedBot)})
+    outside: dict[int, BotRunner] = {
+        seat: SandboxRunner({(seat, names[seat]): bot})
+        for seat, bot in enumerate(bots) if isinstance(bot, SandboxedBot)}
     times: list[list[float]] = [[] for _ in range(config.players)]
-    draw_rng = roll_rng = random.Random(0)
-    current_round = 0
-    while state.current_player != TERMINAL:
-        player = state.current_player
-        if state.round_no != current_round:
-            current_round = state.round_no
-            draw_rng = deal_rng(seed, deal, "draw", current_round)
-            roll_rng = deal_rng(seed, deal, "roll", current_round)
-        if player == CHANCE:
-            rng = roll_rng if state.pending_roll is not None else draw_rng
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        legal = state.legal_actions(player)
-        seat_view = view(state, player)
-        name = names[player]
-        bot = bots[player]
-        start = time.perf_counter()
-        try:
-            if isinstance(bot, SandboxedBot):  # its own process, our clock
-                action = bot.decide(seat_view, legal, rngs[player], time_limit)
-            else:
-                with _time_limit(time_limit):
-                    action = bot.act(seat_view, legal, rngs[player])
-        except _DecisionTimeoutError:
-            raise BotError(f"bot {name!r} (seat {player + 1}) took longer than "
-                           f"{time_limit:g} s for one decision") from None
-        except BotError:
-            raise
-        except (Exception, SystemExit) as exc:
-            what = "tried to exit" if isinstance(exc, SystemExit) else (
-                f"raised {type(exc).__name__}: {exc}")
-            raise BotError(f"bot {name!r} (seat {player + 1}) {what}") from None
-        elapsed = time.perf_counter() - start
-        if time_limit and elapsed > time_limit:
-            raise BotError(f"bot {name!r} (seat {player + 1}) took {elapsed:.2f} s for one "
-                           f"decision (limit {time_limit:g} s)")
-        times[player].append(elapsed)
-        if not isinstance(action, Bid | Roll) or action not in legal:
-            shown = ", ".join(str(a) for a in legal)
-            raise BotError(f"bot {name!r} (seat {player + 1}) returned {action!r}, "
-                           f"which is not legal here (legal: {shown})")
-        try:
-            state.apply(action, seat=player)
-        except IllegalActionError as exc:  # cannot happen for an action in legal
-            raise BotError(f"bot {name!r} (seat {player + 1}): {exc}") from None
-    return state, times
+
+    def timed(event: DriverEvent) -> None:
+        if isinstance(event, BotDecided):
+            times[event.seat].append(event.seconds)
+
+    driver = Driver(table, PerSeatRunner(outside, inside), time_limit=time_limit,
+                    bot_rng=seat_rngs(bot_seed, config.players), listeners=[timed])
+    driver.run()
+    return table.game_state(), times
 
 
 def made_by_round(state: GameState) -> list[list[bool]]:

@@ -147,6 +147,19 @@ class Chance(Protocol):
         ...
 
 
+def draw_hands(state: GameState, rng: random.Random) -> list[Hand]:
+    """The hands of the round waiting to be drawn, with the engine's own sampler, one seat
+    after another, from ``rng``."""
+    probe = state.clone()
+    hands: list[Hand] = []
+    while probe.phase is Phase.DRAW:
+        hand = probe.sample_chance(rng)
+        assert isinstance(hand, Hand)
+        probe.apply_chance(hand)
+        hands.append(hand)
+    return hands
+
+
 class SeededChance:
     """Local games: each deal and roll from a generator seeded by the game seed and the
     event's place (round, roll number), so that a saved game resumes exactly."""
@@ -158,15 +171,7 @@ class SeededChance:
         return random.Random(":".join(["minodice-play", str(self.seed), *map(str, where)]))
 
     def deal(self, state: GameState) -> list[Hand]:
-        rng = self._rng("draw", state.round_no)
-        probe = state.clone()  # draw with the engine's own sampler, one seat after another
-        hands: list[Hand] = []
-        while probe.phase is Phase.DRAW:
-            hand = probe.sample_chance(rng)
-            assert isinstance(hand, Hand)
-            probe.apply_chance(hand)
-            hands.append(hand)
-        return hands
+        return draw_hands(state, self._rng("draw", state.round_no))
 
     def roll(self, state: GameState) -> Face:
         rolls_before = sum(len(t) for t in state.rounds[-1].tricks)
@@ -251,6 +256,11 @@ class Table:
 
     def is_over(self) -> bool:
         return self._state.current_player == TERMINAL
+
+    def game_state(self) -> GameState:
+        """The engine state itself, hidden dice and all: for an owner that is no player (a
+        tournament scoring its games, a simulation). Never for a seat; never change it."""
+        return self._state
 
     def view(self, seat: int | None) -> SeatView:
         """What ``seat`` may know now (``None``: a spectator, who sees no hand)."""
