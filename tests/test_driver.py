@@ -272,11 +272,22 @@ def test_every_misbehaviour_is_one_bot_error_naming_bot_and_seat(how: str, seat:
             "illegal": "returned Bid(99), which is not legal"}[how] in message
 
 
-def test_the_decision_request_builds_no_view_for_a_runner_that_needs_none() -> None:
+def test_the_decision_request_builds_no_view_for_a_runner_that_needs_none(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     table = new_table(3, [], ["random"], seed=2)
+    views: list[int | None] = []
+    real_view = table.view
+    def counted(seat: int | None) -> SeatView:
+        views.append(seat)
+        return real_view(seat)
+
+    monkeypatch.setattr(table, "view", counted)
     request = DecisionRequest(0, "random", table, random.Random(0))
     assert request.legal == table.legal(0)
-    assert "view" not in vars(request)
+    assert views == []
+    assert request.view.seat == 0
+    assert request.view is request.view  # built once
+    assert views == [0]
 
 
 # -- writes -----------------------------------------------------------------------------------

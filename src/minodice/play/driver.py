@@ -356,11 +356,30 @@ class Driver:
         table = self.table
         if not table.started:
             self._emit(table.start())
+        if not self.listeners:
+            self._run_quietly()
+            return
         while (seat := self._next_bot_seat()) is not None:
             bot = self.bot_of(seat)
             assert bot is not None
             action = self._decided(seat, bot, self._request(seat, bot), self.runner.decide)
             self._emit(table.act(seat, action))
+
+    def _run_quietly(self) -> None:
+        """:meth:`run` for nobody listening: no events built, seats looked up once (a
+        blocking run cannot see anyone leave or come back)."""
+        table, decide, bot_rng, limit = self.table, self.runner.decide, self.bot_rng, \
+            self.time_limit
+        bots = [self.bot_of(seat) for seat in range(table.players)]
+        while self.failure is None and (seat := table.next_to_act()) is not None:
+            bot = bots[seat]
+            if bot is None:
+                return  # a person's decision
+            try:
+                action = decide(DecisionRequest(seat, bot, table, bot_rng(seat), limit)).action
+            except BotError as error:
+                action = self._failed(seat, error)
+            table.play_quietly(seat, action)
 
     # -- asynchronous: people and bots ----------------------------------------------------------
 

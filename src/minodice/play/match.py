@@ -36,7 +36,7 @@ from minodice.core.dice import Face, Hand
 from minodice.core.state import GameConfig, GameState
 from minodice.play.driver import BotDecided, Driver, DriverEvent, seat_rngs
 from minodice.play.runners import BotRunner, InProcessRunner, PerSeatRunner, SandboxRunner
-from minodice.play.table import SeatSpec, Table, draw_hands
+from minodice.play.table import SeatSpec, Table, draw_hands, draw_into
 
 
 @dataclass
@@ -101,6 +101,9 @@ class DealChance:
 
     def deal(self, state: GameState) -> list[Hand]:
         return draw_hands(state, deal_rng(self.seed, self.deal_no, "draw", state.round_no))
+
+    def deal_into(self, state: GameState) -> list[Hand]:
+        return draw_into(state, deal_rng(self.seed, self.deal_no, "draw", state.round_no))
 
     def roll(self, state: GameState) -> Face:
         if state.round_no != self._round:

@@ -32,10 +32,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from functools import cached_property
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from minodice.bots.loading import make_bot
 from minodice.bots.protocol import Bot, BotError
@@ -47,7 +45,6 @@ if TYPE_CHECKING:
     from minodice.play.table import Table
 
 
-@dataclass
 class DecisionRequest:
     """One decision asked of a bot: ``bot`` names it (a spec such as ``hard``, or a label
     for a bot object given to the runner) in every error.
@@ -55,20 +52,27 @@ class DecisionRequest:
     ``source`` is the table the seat plays at, or the seat's view itself; the view is built
     only if the runner needs it (a random player does not), and an asynchronous runner
     builds it before it waits, so that it is the view of the moment it was asked.
+    (A plain class with slots: a simulation makes one a decision, millions a minute.)
     """
 
-    seat: int
-    bot: str
-    source: Table | SeatView
-    rng: random.Random
-    time_limit: float | None = None
-    _legal: tuple[Action, ...] | None = field(default=None, repr=False)
+    __slots__ = ("_legal", "_view", "bot", "rng", "seat", "source", "time_limit")
 
-    @cached_property
+    def __init__(self, seat: int, bot: str, source: Table | SeatView, rng: random.Random,
+                 time_limit: float | None = None) -> None:
+        self.seat = seat
+        self.bot = bot
+        self.source = source
+        self.rng = rng
+        self.time_limit = time_limit
+        self._legal: tuple[Action, ...] | None = None
+        self._view: SeatView | None = None
+
+    @property
     def view(self) -> SeatView:
-        if isinstance(self.source, SeatView):
-            return self.source
-        return self.source.view(self.seat)
+        if self._view is None:
+            source = self.source
+            self._view = source if isinstance(source, SeatView) else source.view(self.seat)
+        return self._view
 
     @property
     def legal(self) -> tuple[Action, ...]:
@@ -81,9 +85,11 @@ class DecisionRequest:
     def who(self) -> str:
         return f"bot {self.bot!r} (seat {self.seat + 1})"
 
+    def __repr__(self) -> str:
+        return f"<DecisionRequest seat {self.seat} bot {self.bot!r}>"
 
-@dataclass(frozen=True)
-class Decision:
+
+class Decision(NamedTuple):
     """A bot's checked answer, and how long it took (seconds, for reports only)."""
 
     action: Action

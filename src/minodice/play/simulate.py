@@ -2,8 +2,10 @@
 
 Each game gets its own generator, seeded from the run's seed and the game's number, so
 that game *i* is the same whatever else runs, and the same seed gives byte-identical
-records. The game loop drives the engine through its public API only — the same calls a
-bot or a server makes, legality checks included.
+records. Games are played by the one :class:`~minodice.play.driver.Driver`, synchronously,
+at a table whose chance and whose players all draw from the game's one generator
+(:class:`SharedChance`, :class:`UniformRunner`): the same calls a bot or a server makes,
+legality checks included, and the same games as before the driver (the golden records).
 """
 
 from __future__ import annotations
@@ -11,11 +13,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
-from minodice.core.dice import DiceSet
+from minodice.core.dice import DiceSet, Face, Hand
 from minodice.core.rules import Variant
-from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState
+from minodice.core.state import GameConfig, GameState
+from minodice.play.driver import Driver
 from minodice.play.match import made_by_round
+from minodice.play.runners import Decision, DecisionRequest
+from minodice.play.table import SeatSpec, Table, draw_hands, draw_into
 
 
 def game_rng(seed: int, index: int) -> random.Random:
@@ -23,23 +29,55 @@ def game_rng(seed: int, index: int) -> random.Random:
     return random.Random(f"minodice:{seed}:{index}")
 
 
+class SharedChance:
+    """Every draw and roll of a game from one generator, in game order (shared with the
+    players: :class:`UniformRunner`)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def deal(self, state: GameState) -> list[Hand]:
+        return draw_hands(state, self.rng)
+
+    def deal_into(self, state: GameState) -> list[Hand]:
+        return draw_into(state, self.rng)
+
+    def roll(self, state: GameState) -> Face:
+        face = state.sample_chance(self.rng)
+        assert isinstance(face, Face)
+        return face
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scheme": "shared"}
+
+    def fork(self) -> SharedChance:
+        return self  # played through in place, never forked
+
+
+class UniformRunner:
+    """A uniformly random legal decision, ``legal[int(rng.random() * len(legal))]``, with
+    the request's generator; builds no view (the fastest player there is)."""
+
+    def decide(self, request: DecisionRequest) -> Decision:
+        legal = request.legal
+        return Decision(legal[int(request.rng.random() * len(legal))], 0.0)
+
+    async def decide_async(self, request: DecisionRequest) -> Decision:
+        return self.decide(request)
+
+    def close(self) -> None:
+        pass
+
+
+SEAT_NAMES = ("1", "2", "3", "4", "5", "6")
+
+
 def play_random_game(config: GameConfig, rng: random.Random) -> GameState:
     """Play one whole game with uniformly random legal decisions and ``rng`` for chance."""
-    state = GameState(config)
-    rand = rng.random
-    sample = state.sample_chance
-    apply_chance = state.apply_chance
-    legal = state.legal_actions
-    apply = state.apply
-    while True:
-        player = state.current_player
-        if player == CHANCE:
-            apply_chance(sample(rng))
-        elif player == TERMINAL:
-            return state
-        else:
-            actions = legal()
-            apply(actions[int(rand() * len(actions))])
+    seats = [SeatSpec(SEAT_NAMES[s], "uniform") for s in range(config.players)]
+    table = Table(config, seats, SharedChance(rng))
+    Driver(table, UniformRunner(), bot_rng=lambda seat: rng).run()
+    return table.game_state()
 
 
 @dataclass

@@ -142,9 +142,23 @@ class Chance(Protocol):
         """What a snapshot needs to pick this source up again."""
         ...
 
+    # A source may also have ``deal_into(state) -> list[Hand]``: deal and apply at once,
+    # the same hands as ``deal`` (seeded sources: no copy of the state to draw from).
+
     def fork(self) -> Chance:
         """An independent source that goes on from where this one stands."""
         ...
+
+
+def draw_into(state: GameState, rng: random.Random) -> list[Hand]:
+    """:func:`draw_hands`, applied to ``state`` as they are drawn (no copy of the state)."""
+    hands: list[Hand] = []
+    while state.phase is Phase.DRAW:
+        hand = state.sample_chance(rng)
+        assert isinstance(hand, Hand)
+        state.apply_chance(hand)
+        hands.append(hand)
+    return hands
 
 
 def draw_hands(state: GameState, rng: random.Random) -> list[Hand]:
@@ -172,6 +186,9 @@ class SeededChance:
 
     def deal(self, state: GameState) -> list[Hand]:
         return draw_hands(state, self._rng("draw", state.round_no))
+
+    def deal_into(self, state: GameState) -> list[Hand]:
+        return draw_into(state, self._rng("draw", state.round_no))
 
     def roll(self, state: GameState) -> Face:
         rolls_before = sum(len(t) for t in state.rounds[-1].tricks)
@@ -355,6 +372,42 @@ class Table:
             events.extend(self._roll())
         return events
 
+    def play_quietly(self, seat: int, action: Action) -> None:
+        """:meth:`act` without reporting what happened: for owners that listen to no
+        event (a tournament, a simulation), which play a game in a fraction of the time
+        building the events would take. The same rules, the same dice."""
+        state = self._state
+        if not self.started:
+            from minodice.core.errors import IllegalActionError
+            raise IllegalActionError(None, "the game has not started")
+        state.apply(action, seat=seat)
+        self._decisions += 1
+        if state.pending_roll is not None:
+            log = state.rounds[-1]
+            state.apply_chance(self.chance.roll(state))
+            if log.points is not None and state.phase is Phase.DRAW:
+                self._draw()
+
+    def _draw(self) -> list[Hand]:
+        """Draw the round's hands into the state: in place where the source can (it then
+        needs no copy of the state to draw from)."""
+        state = self._state
+        deal_into = getattr(self.chance, "deal_into", None)
+        if deal_into is not None:
+            drawn: list[Hand] = deal_into(state)
+            return drawn
+        hands = self.chance.deal(state)
+        for hand in hands:
+            state.apply_chance(hand)
+        return hands
+
+    def next_to_act(self) -> int | None:
+        """The first of :meth:`to_act` (None if none), without building the list."""
+        if not self.started:
+            return None
+        player = self._state.current_player
+        return player if player >= 0 else None
+
     def fork(self) -> Table:
         """An independent copy to make a change on: a server makes a move on a fork,
         writes it, and only then takes the fork for the table, so that a move whose write
@@ -375,9 +428,7 @@ class Table:
         state = self._state
         if state.phase is not Phase.DRAW:
             return []
-        hands = self.chance.deal(state)
-        for hand in hands:
-            state.apply_chance(hand)
+        hands = self._draw()
         return [Dealt(state.round_no, tuple(tuple(h.names()) for h in hands)),
                 RoundStarted(state.round_no)]
 
