@@ -15,7 +15,12 @@ one WebSocket on which it answers every view that asks it for a decision.
     asyncio.run(main())
 
 A decision function gets the protocol's view (a dict) and returns one of ``view["legal"]``.
-:func:`bot_decider` turns any engine bot (``act(view, legal, rng)``) into one.
+:func:`bot_decider` turns any engine bot (``act(view, legal, rng)``) into one, asked
+through the same :class:`~minodice.play.runners.InProcessRunner` and guard as every other
+bot (off the event loop, so a slow bot does not stall the connection; a bot that raises,
+answers an illegal action or overruns its time limit is one
+:class:`~minodice.bots.protocol.BotError` naming it, and the caller chooses what follows).
+The game itself is driven by the server's driver; this side only answers its seat's turns.
 """
 
 from __future__ import annotations
@@ -32,7 +37,9 @@ from urllib.parse import urlsplit
 import httpx
 import websockets
 
-from minodice.bots.protocol import Bot
+from minodice.bots.protocol import Bot, BotError
+from minodice.play.driver import STOP, OnBotError
+from minodice.play.runners import DecisionRequest, InProcessRunner
 from minodice.server.protocol import seat_view_from_message
 
 Decide = Callable[[dict[str, Any]], "str | Awaitable[str]"]
@@ -103,13 +110,30 @@ async def join(url: str, name: str, client_seed: str | None = None) -> SeatTicke
                       str(data.get("name", name)))
 
 
-def bot_decider(bot: Bot, rng: random.Random | None = None) -> Callable[[dict[str, Any]], str]:
-    """A decision function that asks an engine bot, through the view it describes."""
-    generator = rng or random.Random(secrets.randbits(64))
+def bot_decider(bot: Bot, rng: random.Random | None = None, time_limit: float | None = None,
+                on_bot_error: OnBotError = STOP,
+                name: str | None = None) -> Callable[[dict[str, Any]], Awaitable[str]]:
+    """A decision function that asks an engine bot, through the view it describes.
 
-    def decide(view: dict[str, Any]) -> str:
+    A failing bot raises :class:`ClientError` with the bot's error (``STOP``: the seat is
+    left, and the server's clock or stand-in plays on), or plays a random legal action
+    (``RANDOM``).
+    """
+    generator = rng or random.Random(secrets.randbits(64))
+    label = name or str(getattr(bot, "name", None) or type(bot).__name__)
+    runners: dict[int, InProcessRunner] = {}
+
+    async def decide(view: dict[str, Any]) -> str:
         seat_view = seat_view_from_message(view)
-        return str(bot.act(seat_view, seat_view.legal_actions, generator))
+        seat = seat_view.seat if seat_view.seat is not None else 0
+        runner = runners.setdefault(seat, InProcessRunner({(seat, label): bot}))
+        request = DecisionRequest(seat, label, seat_view, generator, time_limit)
+        try:
+            return str((await runner.decide_async(request)).action)
+        except BotError as exc:
+            if on_bot_error is STOP:
+                raise ClientError(str(exc)) from None
+            return str(random.SystemRandom().choice(list(seat_view.legal_actions)))
 
     return decide
 

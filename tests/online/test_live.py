@@ -29,7 +29,7 @@ from websockets.typing import Origin
 
 from live_server import LiveServer, StartServer
 from minodice.bots.loading import make_bot
-from minodice.client import SeatTicket, bot_decider, join, play
+from minodice.client import Decide, SeatTicket, bot_decider, join, play
 from minodice.core.dice import load_dice_set
 from minodice.core.fair import verify_record
 from minodice.core.record import load_record
@@ -277,7 +277,7 @@ async def test_four_clients_play_a_whole_fair_game(
                 views[seat].append(message["view"])
         return on_message
 
-    deciders: list[Callable[[View], str]] = [random_decider(i) for i in range(3)]
+    deciders: list[Decide] = [random_decider(i) for i in range(3)]
     deciders.append(bot_decider(make_bot("easy"), random.Random(3)))
     finals = await wait_for_game(*(play(t, d, keep(i)) for i, (t, d) in enumerate(
         zip(tickets, deciders, strict=True))))
