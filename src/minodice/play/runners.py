@@ -194,7 +194,7 @@ class InProcessRunner:
         except BotError:
             raise
         except (Exception, SystemExit) as exc:
-            raise failed(request, exc) from None
+            raise failed(request, exc) from exc  # the bot's traceback, for a bug report
         elapsed = self._clock() - start
         if request.time_limit and elapsed > request.time_limit:
             raise BotError(f"{request.who} took {elapsed:.2f} s for one decision "

@@ -473,17 +473,15 @@ class Table:
                              f":{self._decisions}")
 
     def bot_decision(self, seat: int, bot: Bot | None = None) -> Action:
-        """Ask a bot (the seat's own, or ``bot``) for ``seat``'s decision, in this process.
-
-        May take a moment: a front end runs it off its event loop.
+        """Ask a bot (the seat's own, or ``bot``) for ``seat``'s decision, in this process,
+        through the runners' one guard: whatever goes wrong is a :class:`BotError` naming
+        the bot and the seat. May take a moment: a front end runs it off its event loop.
         """
-        chosen = bot or self.bot(seat)
-        legal = self.legal(seat)
-        action = chosen.act(self.view(seat), legal, self.bot_rng(seat))
-        if action not in legal:
-            raise BotError(f"bot {self.seats[seat].bot or 'stand-in'!r} chose an illegal "
-                           f"action {action}")
-        return action
+        from minodice.play.runners import DecisionRequest, InProcessRunner
+
+        spec = self.seats[seat].bot or "stand-in"
+        runner = InProcessRunner({(seat, spec): bot or self.bot(seat)})
+        return runner.decide(DecisionRequest(seat, spec, self, self.bot_rng(seat))).action
 
     # -- records, snapshots and logs -------------------------------------------------------
 

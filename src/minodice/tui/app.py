@@ -68,7 +68,7 @@ from minodice.play.table import (
 )
 from minodice.text.safe import printable
 from minodice.tui import render
-from minodice.tui.failures import GuardedBot, write_crash_log
+from minodice.tui.failures import write_crash_log
 from minodice.tui.screens import FolderScreen, PageScreen, PassScreen
 
 CSS = """
@@ -360,14 +360,10 @@ class TableApp(App[None]):
         self.refresh_table()
 
     def bot_decision(self, seat: int) -> Action:
-        """The decision of ``seat``'s bot (in a worker thread). An outside bot's own
-        failure is a :class:`BotError`; a built-in bot's failure is a bug of ours."""
-        table = self.table
-        spec = table.seats[seat].bot
-        bot = table.bot(seat)
-        if spec is not None and spec not in BUILTIN_BOTS:
-            return table.bot_decision(seat, GuardedBot(bot, spec))
-        return table.bot_decision(seat)
+        """The decision of ``seat``'s bot (in a worker thread), through the runners' one
+        guard: any failure of the bot is a :class:`BotError` naming it; a built-in bot's
+        failure is then a bug of ours (:meth:`bot_turn`)."""
+        return self.table.bot_decision(seat)
 
     async def bot_turn(self, seat: int) -> None:
         if self.delay:

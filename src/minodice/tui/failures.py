@@ -1,42 +1,21 @@
 """When something fails at the table: a bot's own failure, or a bug in minodice.
 
-An outside bot is someone else's code: whatever its ``act`` raises is its failure
-(:class:`GuardedBot` turns it into a :class:`BotError` naming it), and the table says so.
+An outside bot is someone else's code: whatever its ``act`` raises is its failure (the bot
+runners' one guard, :mod:`minodice.play.runners`, makes it a ``BotError`` naming it), and
+the table says so.
 Anything else that goes wrong while a bot decides is a bug of ours: its traceback goes to
 a log file (:func:`write_crash_log`), and the person is told where.
 """
 
 from __future__ import annotations
 
-import random
 import tempfile
 import time
 import traceback
-from collections.abc import Sequence
 from pathlib import Path
 
-from minodice.bots.protocol import Bot, BotError
-from minodice.core.actions import Action
 from minodice.core.record import dumps_record
-from minodice.core.view import SeatView
 from minodice.play.table import Table
-
-
-class GuardedBot:
-    """An outside bot whose own failures are :class:`BotError` naming it: whatever its
-    ``act`` raises is the bot's failure, not a bug of the table."""
-
-    def __init__(self, bot: Bot, spec: str) -> None:
-        self.bot = bot
-        self.spec = spec
-
-    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        try:
-            return self.bot.act(view, legal, rng)
-        except BotError:
-            raise
-        except (Exception, SystemExit, KeyboardInterrupt) as exc:
-            raise BotError(f"bot {self.spec!r} raised {type(exc).__name__}: {exc}") from exc
 
 
 def write_crash_log(exc: BaseException, game: Path | None, table: Table) -> Path | None:
