@@ -352,3 +352,15 @@ async def test_a_bot_s_move_whose_write_fails_is_tried_again_later() -> None:
     assert table.decisions > 0
     assert log.of(GameOver)
     driver.close()
+
+
+@pytest.mark.parametrize(("how", "what"), [
+    ("raise", "raised RuntimeError: gives up"),
+    ("illegal", "returned Bid(99), which is not legal here"),
+])
+def test_a_bot_asked_at_the_table_has_the_same_guard(how: str, what: str) -> None:
+    """``Table.bot_decision`` (the terminal's way of asking) fails as every runner does."""
+    table = new_table(3, ["Ana"], ["random"], seed=2)
+    with pytest.raises(BotError) as info:
+        table.bot_decision(1, _Misbehaving(how))
+    assert str(info.value).startswith(f"bot 'random' (seat 2) {what}")
