@@ -33,7 +33,16 @@ from minodice.play.driver import (
     StandingIn,
 )
 from minodice.play.runners import DecisionRequest, InProcessRunner, PerSeatRunner
-from minodice.play.table import Event, GameOver, Table, new_table
+from minodice.play.table import (
+    PRIMARY,
+    Event,
+    FairChance,
+    GameOver,
+    Table,
+    event_from_json,
+    event_to_json,
+    new_table,
+)
 
 E = TypeVar("E")
 
@@ -364,3 +373,31 @@ def test_a_bot_asked_at_the_table_has_the_same_guard(how: str, what: str) -> Non
     with pytest.raises(BotError) as info:
         table.bot_decision(1, _Misbehaving(how))
     assert str(info.value).startswith(f"bot 'random' (seat 2) {what}")
+
+
+async def test_a_server_s_log_written_through_the_commit_hook_replays_to_the_same_game(
+) -> None:
+    """What the server's room will do: a fair stream, a write per change, people whose
+    clock runs out; the log written replays to the very game the driver played."""
+    key = bytes(range(32))
+
+    def fair_table() -> Table:
+        dealt = new_table(4, ["Ana", "Ben"], ["random", "easy"], seed=1)
+        return Table(dealt.config, dealt.seats, FairChance(key), "b")
+
+    log: list[dict[str, object]] = []
+
+    async def write(fork: Table, events: list[Event]) -> None:
+        log.extend(event_to_json(e) for e in events if isinstance(e, PRIMARY))
+
+    table = fair_table()
+    driver, clock, _ = driver_for(table, Clocks(turn_seconds=10, bot_delay=0.5), commit=write)
+    await driver.start()
+    for _ in range(2000):
+        if table.is_over():
+            break
+        await elapse(driver, clock, 5)
+    assert table.is_over()
+    again = fair_table()
+    again.replay([event_from_json(e) for e in log])
+    assert again.record() == table.record()
