@@ -37,9 +37,11 @@ keeps transport, persistence and broadcast. It makes a driver with a
 :class:`~minodice.play.runners.PoolRunner` on its ``BotPool``, ``on_bot_error=RANDOM``,
 its ``turn_seconds``/``grace``/``bot_delay`` as :class:`Clocks`, and ``commit`` = its write
 (``store.save_async`` of the fork's primary events with the next ``seq``) — the driver calls
-it under its own lock, so ``Room.apply``/``_pump``/``_bot_move``/``_arm_clock``/``_time_out``
-and the grace timers go; a listener broadcasts the views after each change and writes the
-presence events (``autoplay``). :attr:`Driver.deadline` is what the room's views show.
+it under the lock it is given (the room's own ``lock``, which its chat and connections take
+too; the hook must not take it again), so ``Room.apply``, ``_pump``, ``_bot_move``,
+``_arm_clock``, ``_time_out`` and the grace timers go; a listener broadcasts the views
+after each change and writes the presence events (``autoplay``). :attr:`Driver.deadline`
+is what the room's views show.
 """
 
 from __future__ import annotations
@@ -272,6 +274,7 @@ class Driver:
         bot_rng: BotRng | None = None,
         fallback_rng: random.Random | None = None,
         listeners: Iterable[Listener] = (),
+        lock: asyncio.Lock | None = None,
     ) -> None:
         self.table = table
         self.runner = runner
@@ -293,7 +296,7 @@ class Driver:
         self._standing_in: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._pumping = False
-        self._lock = asyncio.Lock()
+        self._lock = lock or asyncio.Lock()  # the owner's, if its other changes share it
 
     # -- who ------------------------------------------------------------------------------------
 
