@@ -401,3 +401,53 @@ async def test_a_server_s_log_written_through_the_commit_hook_replays_to_the_sam
     again = fair_table()
     again.replay([event_from_json(e) for e in log])
     assert again.record() == table.record()
+
+
+@settings(max_examples=25, deadline=None)
+@given(steps=st.lists(st.tuples(st.sampled_from(["wait", "away", "back", "act"]),
+                                st.integers(0, 1), st.floats(0, 40)), max_size=30),
+       seed=st.integers(0, 2**16))
+def test_whatever_people_do_and_however_time_passes_the_game_ends_and_its_log_replays(
+        steps: list[tuple[str, int, float]], seed: int) -> None:
+    """People coming and going, acting or not, at any moments: every deadline is the
+    current decision's, the game always finishes, and what was written replays to it."""
+    import asyncio
+
+    from minodice.play.simulate import UniformRunner
+
+    async def play() -> None:
+        dealt = new_table(3, ["Ana", "Ben"], ["random"], seed=seed)
+        table = Table(dealt.config, dealt.seats, FairChance(seed.to_bytes(32, "big")), "b")
+        written: list[dict[str, object]] = []
+
+        async def write(fork: Table, events: list[Event]) -> None:
+            written.extend(event_to_json(e) for e in events if isinstance(e, PRIMARY))
+
+        clock = FakeScheduler()
+        driver = Driver(table, UniformRunner(), scheduler=clock, commit=write,
+                        clocks=Clocks(turn_seconds=30, grace=20, bot_delay=1),
+                        bot_rng=lambda seat: random.Random(seed + seat))
+        await driver.start()
+        for what, seat, seconds in steps:
+            if what == "wait":
+                await elapse(driver, clock, seconds)
+            elif what == "away":
+                driver.away(seat)
+            elif what == "back":
+                driver.back(seat)
+            elif seat in driver.waiting_for():
+                await driver.act(seat, table.legal(seat)[0])
+            if driver.waiting_for():
+                assert driver.deadline is not None
+                assert clock.now() <= driver.deadline <= clock.now() + 30
+        for _ in range(3000):
+            if table.is_over():
+                break
+            await elapse(driver, clock, 10)
+        assert table.is_over()
+        again = Table(table.config, table.seats, FairChance(seed.to_bytes(32, "big")), "b")
+        again.replay([event_from_json(e) for e in written])
+        assert again.record() == table.record()
+        driver.close()
+
+    asyncio.run(play())
