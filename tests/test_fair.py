@@ -19,12 +19,18 @@ from typer.testing import CliRunner
 from minodice.cli import app
 from minodice.core.dice import load_dice_set
 from minodice.core.fair import (
+    SCHEME_2,
+    Binding,
+    Fairness,
     FairnessError,
     FairStream,
     commitment,
     deal,
+    first_starter,
     game_key,
+    replacement_seed,
     roll,
+    seed_hash,
     verify_record,
 )
 from minodice.core.rules import Variant
@@ -148,8 +154,9 @@ def fair_game(players: int = 4, edition: str = "mino", seed: int = 1,
 @pytest.mark.parametrize(("players", "edition"), [(3, "mino"), (4, "skull-king"), (6, "mino")])
 def test_a_fair_game_verifies(players: int, edition: str) -> None:
     record, _ = fair_game(players, edition)
-    rolls = verify_record(record)
-    assert rolls == sum(len(t) for rnd in record["rounds"] for t in rnd["tricks"])
+    result = verify_record(record)
+    assert result.rolls == sum(len(t) for rnd in record["rounds"] for t in rnd["tricks"])
+    assert result.scheme == "minodice-fair-1"
 
 
 def tampered(change: str) -> dict[str, Any]:
@@ -195,6 +202,7 @@ def test_verify_command(tmp_path: Path) -> None:
     result = runner.invoke(app, ["verify", str(good)])
     assert result.exit_code == 0, result.output
     assert "fair: 8 deals" in result.output
+    assert "every rule followed; totals: P0 " in result.output
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(tampered("face")), "utf-8")
     result = runner.invoke(app, ["verify", str(bad)])
@@ -248,3 +256,183 @@ def table_log(table: Table) -> list[Any]:
         for trick in rnd["tricks"]:
             events.extend(Rolled(e["player"], e["die"], str(e["face"])) for e in trick)
     return events
+
+
+# -- minodice-fair-2: committed seeds, a key bound to the game, the whole record checked ----
+
+
+class Reference2(Reference):
+    """PROTOCOL.md's fair-2 key and stream, as plainly as they are written."""
+
+    def __init__(self, server_seed: bytes, client_seeds: list[str], table: str,
+                 edition: str, variant: str, players: list[str]) -> None:
+        message = json.dumps(["minodice-fair-2", table, edition, variant, players,
+                              client_seeds], separators=(",", ":"), ensure_ascii=False)
+        self.key = hmac.new(server_seed, message.encode(), hashlib.sha256).digest()
+        self.i = 0
+        self.buffer = b""
+
+    def next_x(self) -> int:
+        while len(self.buffer) < 8:
+            block = hmac.new(self.key, ("minodice-fair-2:" + str(self.i)).encode(),
+                             hashlib.sha256).digest()
+            self.buffer += block
+            self.i += 1
+        x, self.buffer = int.from_bytes(self.buffer[:8], "big"), self.buffer[8:]
+        return x
+
+
+@given(st.binary(min_size=32, max_size=32),
+       st.lists(st.text(max_size=8), min_size=3, max_size=6),
+       st.sampled_from(["mino", "skull-king"]), st.integers(1, 6), st.text(min_size=1))
+@settings(max_examples=60, deadline=None)
+def test_fair_2_follows_the_protocol_text(server_seed: bytes, client_seeds: list[str],
+                                          edition: str, r: int, name: str) -> None:
+    players = [f"{name} {i}" for i in range(len(client_seeds))]
+    ref = Reference2(server_seed, client_seeds, "tbl", edition, "standard", players)
+    fair = Fairness("", server_seed, tuple(client_seeds), SCHEME_2)
+    ours = FairStream(fair.key(Binding("tbl", edition, "standard", tuple(players))), SCHEME_2)
+    ds = load_dice_set(edition)
+    assert [sorted(h.names()) for h in deal(ours, ds, len(players), r)] == ref.deal(
+        edition, len(players), r)
+    for kind in ds.kinds:
+        assert roll(ours, ds, kind.name).name == ref.roll(edition, kind.name)
+    # the start player and a replaced seat's seed follow from the server seed alone
+    label = hmac.new(server_seed, b"minodice-fair-2:first-starter", hashlib.sha256).digest()
+    starter = Reference(b"", [])
+    starter.key = label
+    starter.next_x = Reference2.next_x.__get__(starter)  # type: ignore[method-assign]
+    assert first_starter(server_seed, len(players)) == starter.draw(len(players))
+    assert replacement_seed(server_seed, 2) == hmac.new(
+        server_seed, b"minodice-fair-2:replace:2", hashlib.sha256).hexdigest()[:32]
+
+
+def fair2_game(players: int = 4, edition: str = "mino", seed: int = 1,
+               replaced: tuple[int, ...] = (), starter_moved: bool = False) -> dict[str, Any]:
+    """A finished fair-2 game as a server records it (``starter_moved``: as a server that
+    chose another start player than its seed fixes would)."""
+    rng = random.Random(seed)
+    server_seed = rng.randbytes(32)
+    seeds = [f"{rng.getrandbits(64):016x}" for _ in range(players)]
+    hashes = [seed_hash(s) for s in seeds]
+    for seat in replaced:
+        seeds[seat] = replacement_seed(server_seed, seat)
+    names = [f"P{i}" for i in range(players)]
+    fair = Fairness(commitment(server_seed), server_seed, tuple(seeds), SCHEME_2,
+                    f"t{seed}able", tuple(hashes), replaced)
+    config = GameConfig(players, load_dice_set(edition), Variant.STANDARD,
+                        (first_starter(server_seed, players) + starter_moved) % players)
+    key = fair.key(Binding(fair.table, edition, "standard", tuple(names)))
+    table = Table(config, [SeatSpec(n, "random") for n in names],
+                  FairChance(key, scheme=SCHEME_2), "b")
+    table.start()
+    while not table.is_over():
+        seat = table.to_act()[0]
+        table.act(seat, table.bot_decision(seat))
+    record = table.record({"fairness": fair.to_json(),
+                           "totals": list(table.view(None).totals)})
+    return json.loads(json.dumps(record))  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(("players", "edition", "replaced"),
+                         [(3, "mino", ()), (4, "skull-king", (1,)), (6, "mino", (0, 5))])
+def test_a_fair_2_game_verifies(players: int, edition: str, replaced: tuple[int, ...]) -> None:
+    record = fair2_game(players, edition, replaced=replaced)
+    result = verify_record(record)
+    assert result.scheme == "minodice-fair-2"
+    assert list(result.totals) == record["totals"]
+    assert result.rolls == sum(len(t) for rnd in record["rounds"] for t in rnd["tricks"])
+
+
+def other_bid(record: dict[str, Any]) -> dict[str, Any]:
+    """A bid changed to another the rules allow: the record still loads, the scores move."""
+    bad = copy.deepcopy(record)
+    rnd = bad["rounds"][3]
+    rnd["bids"][0] = (rnd["bids"][0] + 1) % 5
+    return bad
+
+
+def fair2_tampered(change: str) -> dict[str, Any]:
+    record = fair2_game(seed=7)
+    bad = copy.deepcopy(record)
+    if change == "renamed":
+        bad["players"][1] = "Mallory"
+    elif change == "other table":
+        bad["fairness"]["table"] = "elsewhere"
+    elif change == "bid":
+        bad = other_bid(record)
+    elif change == "bid and totals":
+        bad = other_bid(record)
+        bad.pop("totals")
+    elif change == "truncated":
+        bad["rounds"] = bad["rounds"][:-1]
+    elif change == "last trick cut":
+        bad["rounds"][-1]["tricks"][-1] = bad["rounds"][-1]["tricks"][-1][:2]
+    elif change == "seed not committed":
+        bad["fairness"]["client_seeds"][2] = "a seed chosen later"
+    elif change == "hash swapped":
+        bad["fairness"]["client_seed_hashes"][2] = seed_hash("a seed chosen later")
+    elif change == "replaced by choice":
+        bad["fairness"]["replaced"] = [2]
+    elif change == "first starter":
+        bad = fair2_game(seed=7, starter_moved=True)
+    elif change == "unheld minotaurs":
+        # three rolls of round 8 become minotaur dice nobody held (the faces kept)
+        for trick in bad["rounds"][7]["tricks"][:3]:
+            trick[0].update(die="minotaur", face="minotaur")
+    return bad
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ("renamed", "round 1"),
+    ("other table", "round 1"),
+    ("bid", "totals"),
+    ("bid and totals", "totals"),
+    ("truncated", "not finished"),
+    ("last trick cut", "not finished"),
+    ("seed not committed", "P2's revealed seed does not match"),
+    ("hash swapped", "P2's revealed seed does not match"),
+    ("replaced by choice", "P2's seed was replaced"),
+    ("first starter", "first start player"),
+    ("unheld minotaurs", "against the rules"),
+])
+def test_fair_2_tampering_is_caught(change: str, message: str) -> None:
+    with pytest.raises(FairnessError, match=message):
+        verify_record(fair2_tampered(change))
+
+
+def test_a_cut_fair_1_record_is_refused() -> None:
+    """fair-1 records keep verifying, but only whole: a cut one proves nothing."""
+    record, _ = fair_game(seed=3)
+    record["rounds"][-1]["tricks"] = record["rounds"][-1]["tricks"][:-1]
+    with pytest.raises(FairnessError, match="not finished"):
+        verify_record(record)
+
+
+def test_verify_command_refuses_in_one_line(tmp_path: Path) -> None:
+    """A 1 MB name, JSON nested a million deep, a changed bid, a cut record: each one
+    line on standard error, exit 1, no traceback."""
+    runner = CliRunner()
+    huge, _ = fair_game(seed=3)
+    huge["players"][0] = "x" * 1_000_000
+    cases = {
+        "huge name": (json.dumps(huge), "NOT FAIR: player 1's name must be 1 to 32"),
+        "nested": ("[" * 1_000_000 + "]" * 1_000_000, "invalid record: nested too deeply"),
+        "bid": (json.dumps(fair2_tampered("bid")), "NOT FAIR: the record's totals"),
+        "cut": (json.dumps(fair2_tampered("truncated")), "NOT FAIR: the game is not finished"),
+    }
+    for name, (text, message) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(text, "utf-8")
+        result = runner.invoke(app, ["verify", str(path)])
+        assert result.exit_code == 1, name
+        assert message in result.output, (name, result.output[:300])
+        assert "Traceback" not in result.output
+        assert len(result.output.strip().splitlines()) == 1, name
+        assert len(result.output) < 400, name
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(fair2_game(seed=7)), "utf-8")
+    result = runner.invoke(app, ["verify", str(good)])
+    assert result.exit_code == 0, result.output
+    assert "(minodice-fair-2, commit" in result.output
+    assert "the stated totals are right: P0 " in result.output

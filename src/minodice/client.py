@@ -26,6 +26,8 @@ The game itself is driven by the server's driver; this side only answers its sea
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import json
 import random
 import secrets
@@ -58,6 +60,7 @@ class SeatTicket:
     seat: int
     token: str
     name: str
+    seed: str | None = None  # a seed committed by hash, to reveal when every seat is taken
 
     @property
     def ws_url(self) -> str:
@@ -93,21 +96,40 @@ async def create_table(base: str, **settings: Any) -> dict[str, Any]:
     return result
 
 
-async def join(url: str, name: str, client_seed: str | None = None) -> SeatTicket:
-    """Take a free seat at the table ``url`` links to (with a fresh random client seed)."""
+async def join(url: str, name: str, client_seed: str | None = None,
+               commit: bool = False) -> SeatTicket:
+    """Take a free seat at the table ``url`` links to (with a fresh random client seed).
+
+    ``commit``: send only the seed's hash (``minodice-fair-2``); :func:`play` reveals the
+    seed when the server asks for it, so nobody can choose a seed against this one. Without
+    it the seed is sent plain at once (the older way; the table then need not wait for it).
+    """
     base, table = split_table_url(url)
     seed = client_seed if client_seed is not None else secrets.token_hex(16)
+    body = ({"name": name, "client_seed_hash": hashlib.sha256(seed.encode()).hexdigest()}
+            if commit else {"name": name, "client_seed": seed})
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         try:
-            response = await http.post(f"/api/tables/{table}/seats",
-                                       json={"name": name, "client_seed": seed})
+            response = await http.post(f"/api/tables/{table}/seats", json=body)
         except httpx.HTTPError as exc:
             raise ClientError(f"cannot reach {base}: {exc}") from None
     if response.status_code != 201:
         raise _refusal(response)
     data = response.json()
     return SeatTicket(base, table, int(data["seat"]), str(data["token"]),
-                      str(data.get("name", name)))
+                      str(data.get("name", name)), seed if commit else None)
+
+
+async def reveal(ticket: SeatTicket) -> None:
+    """Tell the server the seed this seat committed to (once every seat is taken)."""
+    async with httpx.AsyncClient(base_url=ticket.base, timeout=30) as http:
+        try:
+            response = await http.post(f"/api/tables/{ticket.table}/reveal",
+                                       json={"token": ticket.token, "client_seed": ticket.seed})
+        except httpx.HTTPError as exc:
+            raise ClientError(f"cannot reach {ticket.base}: {exc}") from None
+    if response.status_code != 200:
+        raise _refusal(response)
 
 
 def bot_decider(bot: Bot, rng: random.Random | None = None, time_limit: float | None = None,
@@ -150,6 +172,7 @@ async def play(
     connection (a reconnecting client gets the whole view again) unless told not to.
     """
     answered: str | None = None
+    revealed = False
     sent: str | None = None  # the last act sent, to send again if it was refused for rate
     best: dict[str, Any] = {}
     best_seq = -1
@@ -181,6 +204,11 @@ async def play(
                     best_seq, best = message["seq"], message["view"]
                     if best["status"] == "finished":
                         return best
+                    pending = (best.get("reveal") or {}).get("pending", [])
+                    if ticket.seed is not None and ticket.seat in pending and not revealed:
+                        revealed = True
+                        with contextlib.suppress(ClientError):  # then the server draws one
+                            await reveal(ticket)
                     turn = best.get("turn")
                     if turn is None or turn == answered or not best.get("legal"):
                         continue

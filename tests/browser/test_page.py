@@ -5,6 +5,7 @@ and the fairness check at the end, passing and failing."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import re
@@ -299,7 +300,129 @@ async def test_the_fairness_check_fails_on_a_tampered_face(game: SharedGame,
     assert not await page.locator("#fairness.ok").count()
 
 
+async def kept(page: Page, table: str) -> Any:
+    """What the page keeps on the device to check the table's dice."""
+    raw = await page.evaluate("(key) => localStorage.getItem(key)", f"minodice.fair.{table}")
+    return json.loads(raw) if raw else None
+
+
+async def check_served(game: SharedGame, page: Page, record: dict[str, Any]) -> str:
+    """Open the finished table in ``page`` with ``record`` served as its record: the
+    fairness line must refuse it; its text."""
+    async def serve(route: Route) -> None:
+        response = await route.fetch()
+        await route.fulfill(response=response, json=record)
+
+    await page.route(f"**/api/tables/{game.table}/record", serve)
+    await page.goto(f"{game.server.base}/t/{game.table}")
+    line = page.locator("#fairness.bad")
+    await line.wait_for()
+    assert not await page.locator("#fairness.ok").count()
+    return await line.inner_text()
+
+
+async def test_the_page_keeps_its_seed_and_the_commitment(game: SharedGame) -> None:
+    record = game.server.get(f"/api/tables/{game.table}/record")
+    fair = record["fairness"]
+    assert fair["scheme"] == "minodice-fair-2"
+    for page in (game.a, game.b):
+        mine = await kept(page, game.table)
+        seat = (await stored_seat(page, game.table))["seat"]
+        assert mine["commit"] == fair["commit"]
+        assert mine["seed"] == fair["client_seeds"][seat]
+        assert mine["hashes"] == fair["client_seed_hashes"]
+        assert len(mine["seed"]) == 32
+    assert fair["replaced"] == []
+
+
+async def test_another_tables_record_with_the_names_changed_is_refused(game: SharedGame,
+                                                                        pages: Pages) -> None:
+    """Another finished game's record, its players renamed to this table's: a page that
+    kept the commitment refuses it, and so does a spectator who opened the page late (it
+    compares with the commitment the server showed live)."""
+    other = game.server.get(f"/api/tables/{game.server.finished_bot_game(4)}/record")
+    other["players"] = [p["name"] for p in game.final["players"]]
+    player = await game.a.context.new_page()
+    try:
+        text = await check_served(game, player, other)
+        assert "not the game you saw" in text, text
+    finally:
+        await player.close()
+    text = await check_served(game, await pages.new(), other)
+    assert "not the game you saw" in text, text
+
+
+def _roll_indices(record: dict[str, Any]) -> dict[tuple[int, int, int], int]:
+    """Which of its die's six faces each roll of a fair-2 record showed (the stream's
+    draw), so that a forger can swap a die and keep a face the seeds give."""
+    from minodice.core.dice import load_dice_set
+    from minodice.core.fair import Binding, Fairness, FairStream, deal
+
+    fair = Fairness.from_json(record["fairness"], len(record["players"]))
+    ds = load_dice_set(record["dice_set"])
+    key = fair.key(Binding(fair.table, ds.name, record["variant"], tuple(record["players"])))
+    stream = FairStream(key, fair.scheme)
+    out = {}
+    for r, rnd in enumerate(record["rounds"], start=1):
+        deal(stream, ds, len(record["players"]), r)
+        for t, trick in enumerate(rnd["tricks"], start=1):
+            for q, _roll in enumerate(trick, start=1):
+                out[(r, t, q)] = stream.draw(6)
+    return out
+
+
+async def test_rolls_of_dice_nobody_held_are_refused(game: SharedGame, pages: Pages) -> None:
+    """Three rolls become minotaur dice their players never held, each with the face the
+    seeds give a minotaur die there (so every face still 'follows from the seeds')."""
+    record = game.server.get(f"/api/tables/{game.table}/record")
+    minotaur = ["minotaur"] * 4 + ["flag"] * 2
+    indices = _roll_indices(record)
+    changed = 0
+    for (r, t, q), index in indices.items():
+        roll = record["rounds"][r - 1]["tricks"][t - 1][q - 1]
+        if changed < 3 and "minotaur" not in record["rounds"][r - 1]["hands"][roll["player"]]:
+            roll.update(die="minotaur", face=minotaur[index])
+            changed += 1
+    assert changed == 3
+    text = await check_served(game, await pages.new(), record)
+    assert "holds no minotaur die" in text, text
+
+
 # -- a reload and a crash in the middle of a game --------------------------------------------
+
+
+async def test_a_page_opened_again_reveals_the_seed_it_kept(server: LiveServer,
+                                                           pages: Pages) -> None:
+    """Ana takes a seat in the page and closes it; Ben (a client of the test's own) joins,
+    committing by hash, and reveals: the table waits for Ana's seed. Her page opened again
+    reveals it from the device, the game starts, and the record holds her seed, not a
+    replacement."""
+    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
+    page = await pages.new()
+    await page.goto(f"{server.base}/t/{table}")
+    await page.fill("#join-name", "Ana")
+    await page.locator(".join button[type=submit]").click()
+    await page.locator(".seats").wait_for()
+    mine = await kept(page, table)
+    assert mine["seed"]
+    assert mine["commit"] == server.get(f"/api/tables/{table}")["commit"]
+    context = page.context
+    await page.close()
+    ben = server.post(f"/api/tables/{table}/seats",
+                      {"name": "Ben", "client_seed_hash": hashlib.sha256(b"bens").hexdigest()})
+    server.post(f"/api/tables/{table}/reveal", {"token": ben["token"], "client_seed": "bens"})
+    assert server.get(f"/api/tables/{table}")["status"] == "waiting"
+    again = await context.new_page()
+    await again.goto(f"{server.base}/t/{table}")
+    await again.locator(BID).first.wait_for()  # the game has started: Ana bids
+    await again.close()  # the stand-in plays Ana's seat to the end (grace 2 s)
+    for _ in range(600):
+        if server.get(f"/api/tables/{table}")["status"] == "finished":
+            break
+        await asyncio.sleep(0.1)
+    fair = server.get(f"/api/tables/{table}/record")["fairness"]
+    assert fair["client_seeds"][:2] == [mine["seed"], "bens"]
+    assert fair["replaced"] == []
 
 
 async def test_a_reload_and_a_server_crash_do_not_end_the_game(own_server: LiveServer,

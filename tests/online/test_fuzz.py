@@ -419,6 +419,7 @@ CREATE_FIELDS: dict[str, st.SearchStrategy[Any]] = {
 JOIN_FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "name": TEXT,
     "client_seed": st.none() | TEXT,
+    "client_seed_hash": st.none() | TEXT | st.just("ab" * 32),
     "rematch_token": st.none() | TEXT,
 }
 
@@ -500,6 +501,16 @@ def test_rematch_fuzz(server: Server, data: st.DataObject, body: bytes) -> None:
 
 
 @FUZZ
+@given(data=st.data(), body=bodies({"token": TEXT, "client_seed": TEXT}))
+def test_reveal_fuzz(server: Server, data: st.DataObject, body: bytes) -> None:
+    created = new_table(server, 3)
+    table = table_id(data, created["table"])
+    answer = post(server, f"/api/tables/{path_of(table)}/reveal", body)
+    check_http(answer, (200, {"table", "status"}))
+    assert answer.status_code != 200  # nobody holds a seat there: nothing to reveal
+
+
+@FUZZ
 @given(data=st.data())
 def test_get_fuzz(server: Server, data: st.DataObject) -> None:
     table, _host = finished_table(server)
@@ -520,7 +531,7 @@ def test_get_fuzz(server: Server, data: st.DataObject) -> None:
                 "commit"} <= set(body)
     if path == f"/api/tables/{table}/record":
         assert answer.status_code == 200
-        assert body["fairness"]["scheme"] == "minodice-fair-1"
+        assert body["fairness"]["scheme"] == "minodice-fair-2"
         load_record(body)
     if path == "/api/tables":
         assert answer.status_code == 200

@@ -180,7 +180,7 @@ def join(
             typer.echo(f"[server] {printable(str(message.get('message')))}", err=True)
 
     async def run() -> dict[str, Any]:
-        ticket = await take_seat(url, name or f"{bot.split(':')[-1]} bot")
+        ticket = await take_seat(url, name or f"{bot.split(':')[-1]} bot", commit=True)
         if not quiet:
             typer.echo(f"seated as {printable(ticket.name)} (seat {ticket.seat + 1}) at "
                        f"{ticket.table}; playing with {bot}")
@@ -265,19 +265,28 @@ def verify(
     record_file: Annotated[str, typer.Argument(metavar="RECORD", help="A finished server "
                                                "game's record (or - for standard input).")],
 ) -> None:
-    """Check that every deal and roll of a server game follows from its revealed seeds."""
+    """Check a finished server game: its rules, scores, and every deal and roll against
+    its revealed seeds."""
     try:
         text = read_record_text(record_file)
         data = json.loads(text)
         load_record(data)
+    except RecursionError:  # json's own nesting limit: a record is four levels deep
+        typer.echo("minodice verify: invalid record: nested too deeply to be a record",
+                   err=True)
+        raise typer.Exit(1) from None
     except (ValueError, InvalidRecordError) as exc:
         typer.echo(f"minodice verify: invalid record: {one_line(str(exc))}", err=True)
         raise typer.Exit(1) from None
     try:
-        rolls = verify_record(data)
+        result = verify_record(data)
     except FairnessError as exc:
         typer.echo(f"minodice verify: NOT FAIR: {one_line(str(exc))}", err=True)
         raise typer.Exit(1) from None
-    rounds = len(data["rounds"])
-    typer.echo(f"fair: {rounds} deals and {rolls} rolls follow from the revealed seeds "
-               f"(commit {data['fairness']['commit'][:16]}…)")
+    names = [printable(str(p)) for p in data["players"]]
+    totals = ", ".join(f"{n} {t}" for n, t in zip(names, result.totals, strict=True))
+    # fair-1 records state no totals: the scores are computed, with nothing to compare
+    scores = "the stated totals are right" if "totals" in data else "totals"
+    typer.echo(f"fair: {result.deals} deals and {result.rolls} rolls follow from the revealed "
+               f"seeds ({result.scheme}, commit {data['fairness']['commit'][:16]}…); every "
+               f"rule followed; {scores}: {totals}")

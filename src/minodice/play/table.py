@@ -36,7 +36,7 @@ from minodice.bots.protocol import BUILTIN_BOTS, Bot, BotError
 from minodice.core.actions import Action, Bid, Roll
 from minodice.core.dice import Face, Hand, load_dice_set
 from minodice.core.errors import InvalidRecordError
-from minodice.core.fair import FairStream
+from minodice.core.fair import SCHEME_1, FairStream
 from minodice.core.fair import deal as fair_deal
 from minodice.core.fair import roll as fair_roll
 from minodice.core.record import export_record, load_record
@@ -204,10 +204,12 @@ class SeededChance:
 
 
 class FairChance:
-    """Server games: the ``minodice-fair-1`` stream, dealing and rolling in game order."""
+    """Server games: the ``minodice-fair-1`` or ``-2`` stream, dealing and rolling in game
+    order (the scheme names the stream's blocks)."""
 
-    def __init__(self, key: bytes, position: int = 0) -> None:
-        self.stream = FairStream(key, position)
+    def __init__(self, key: bytes, position: int = 0, scheme: str = SCHEME_1) -> None:
+        self.scheme = scheme
+        self.stream = FairStream(key, scheme, position)
 
     def deal(self, state: GameState) -> list[Hand]:
         return fair_deal(self.stream, state.dice_set, state.n, state.round_no)
@@ -218,10 +220,10 @@ class FairChance:
         return fair_roll(self.stream, state.dice_set, pending.kind.name)
 
     def to_json(self) -> dict[str, Any]:
-        return {"scheme": "minodice-fair-1", "position": self.stream.position}
+        return {"scheme": self.scheme, "position": self.stream.position}
 
     def fork(self) -> FairChance:
-        return FairChance(self.stream.key, self.stream.position)
+        return FairChance(self.stream.key, self.stream.position, self.scheme)
 
 
 # -- the table -----------------------------------------------------------------------------

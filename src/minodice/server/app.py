@@ -98,10 +98,22 @@ class JoinSeat(BaseModel):
 
     model_config = ConfigDict(strict=True, extra="ignore")
     name: str = Field(min_length=1, max_length=64)
-    client_seed: str | None = Field(None, max_length=64)
+    client_seed: str | None = Field(None, max_length=64,
+                                    description="a seed sent plain (minodice-fair-1 clients)")
+    client_seed_hash: str | None = Field(None, max_length=64,
+                                         description="sha256 (hex) of the seat's seed, "
+                                         "revealed once every seat is taken (fair-2)")
     rematch_token: str | None = Field(None, max_length=100,
                                       description="a seat's token of the game before: "
                                       "takes the same seat at its rematch")
+
+
+class RevealSeed(BaseModel):
+    """``POST /api/tables/ID/reveal``."""
+
+    model_config = ConfigDict(strict=True, extra="ignore")
+    token: str = Field(max_length=100)
+    client_seed: str = Field(max_length=64)
 
 
 class StartTable(BaseModel):
@@ -149,6 +161,8 @@ class Rematch(BaseModel):
 
     model_config = ConfigDict(strict=True, extra="ignore")
     token: str = Field(max_length=100)
+    client_seed: str | None = Field(None, max_length=64)
+    client_seed_hash: str | None = Field(None, max_length=64)
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -572,8 +586,14 @@ def create_app(
     async def join(table_id: str, body: JoinSeat) -> dict[str, Any]:
         """Take a free seat; the answer's token plays it (keep it secret)."""
         seat, token, name = await lobby.join(table_id, body.name, body.client_seed,
-                                             body.rematch_token)
+                                             body.rematch_token, body.client_seed_hash)
         return {"seat": seat, "token": token, "name": name}
+
+    @app.post("/api/tables/{table_id}/reveal")
+    async def reveal(table_id: str, body: RevealSeed) -> dict[str, Any]:
+        """fair-2: reveal the seed your seat committed to, once every seat is taken."""
+        room = await lobby.reveal(table_id, body.token, body.client_seed)
+        return {"table": room.id, "status": room.row.status}
 
     @app.post("/api/tables/{table_id}/start")
     async def start(table_id: str, body: StartTable) -> dict[str, Any]:
@@ -584,9 +604,13 @@ def create_app(
     async def rematch(table_id: str, body: Rematch) -> dict[str, Any]:
         """A new game for the same people and bots (a new commitment): the first player
         to ask creates it, every player asking gets their same seat and a new token."""
-        room, seat, token = await lobby.rematch(table_id, body.token)
-        return {"table": room.id, "url": f"/t/{room.id}", "commit": room.row.commit,
-                "seat": seat, "token": token or None}
+        room, seat, token, host = await lobby.rematch(table_id, body.token, body.client_seed,
+                                                      body.client_seed_hash)
+        answer = {"table": room.id, "url": f"/t/{room.id}", "commit": room.row.commit,
+                  "seat": seat, "token": token or None}
+        if host is not None:
+            answer["host_token"] = host  # whoever created the rematch may fill and start it
+        return answer
 
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str) -> JSONResponse:

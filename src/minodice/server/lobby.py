@@ -22,7 +22,7 @@ import unicodedata
 from typing import Any
 
 from minodice.bots.protocol import BUILTIN_BOTS
-from minodice.core.fair import commitment
+from minodice.core.fair import SCHEME_2, SEED_MAX, commitment, first_starter, seed_hash
 from minodice.server.botpool import BotPool
 from minodice.server.room import Room, Settings, bot_seat_names, token_hash
 from minodice.server.store import Store, StoreError, TableRow, now_ms
@@ -56,6 +56,29 @@ def clean_name(name: str) -> str:
     if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
         raise ApiError(400, "bad_request", "a name may not hold control characters")
     return name
+
+
+def check_seed(client_seed: str | None, client_seed_hash: str | None) -> dict[str, Any]:
+    """A joining seat's seed fields: ``client_seed`` None and ``seed_hash`` while committed
+    only (fair-2); the seed and its hash when sent plain (or ``""`` when sent none)."""
+    if client_seed is not None and client_seed_hash is not None:
+        raise ApiError(400, "bad_request", "send client_seed_hash (then reveal the seed), "
+                       "or client_seed, not both")
+    if client_seed_hash is not None:
+        digest = client_seed_hash.lower()
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise ApiError(400, "bad_request", "a client_seed_hash is 64 hex digits "
+                           "(sha256 of the seed)")
+        return {"client_seed": None, "seed_hash": digest}
+    seed = client_seed or ""
+    if len(seed) > SEED_MAX:
+        raise ApiError(400, "bad_request", f"a client_seed is at most {SEED_MAX} characters")
+    try:
+        digest = seed_hash(seed)
+    except UnicodeEncodeError:
+        raise ApiError(400, "bad_request", "a client_seed must be text (no lone "
+                       "surrogates)") from None
+    return {"client_seed": seed, "seed_hash": digest}
 
 
 def new_id() -> str:
@@ -114,6 +137,8 @@ class Lobby:
             if room.row.status == "waiting":
                 self._list(room)
             room.watch_all_absent()
+            if room.revealing():
+                room.arm_reveal()
             room._arm_clock()
             room.kick()
             count += 1
@@ -152,7 +177,8 @@ class Lobby:
     async def create(self, players: int, edition: str, variant: str,
                      bots: list[str | None] | None,
                turn_seconds: int | None, public: bool, advisor: bool = True,
-               held: list[str | None] | None = None) -> tuple[Room, str]:
+               held: list[str | None] | None = None, rematch_of: str | None = None
+               ) -> tuple[Room, str]:
         """A new table; returns it and the host token."""
         if bots is not None and len(bots) != players:
             raise ApiError(400, "bad_request", f"\"bots\" needs one entry per seat ({players})")
@@ -168,6 +194,7 @@ class Lobby:
         names = iter(bot_seat_names([]))
         seats: list[dict[str, Any]] = []
         for i, level in enumerate(levels):
+            # A bot's seed is "": the server's own part is its committed seed already.
             seat: dict[str, Any] = {"name": None, "bot": level, "client_seed": ""}
             if level is not None:
                 seat["name"] = next(names)
@@ -179,8 +206,9 @@ class Lobby:
         row = TableRow(
             id=new_id(), created_at=now_ms(), status="waiting", public=public,
             settings={"players": players, "edition": edition, "variant": variant,
-                      "turn_seconds": turn_seconds, "advisor": advisor,
-                      "first_starter": secrets.randbelow(players)},
+                      "turn_seconds": turn_seconds, "advisor": advisor, "fair": SCHEME_2,
+                      "first_starter": first_starter(server_seed, players),
+                      "rematch_of": rematch_of},
             seats=seats, host_token_hash=token_hash(host_token),
             server_seed=server_seed.hex(), commit=commitment(server_seed), seq=1)
         try:
@@ -204,12 +232,18 @@ class Lobby:
                 await room._start_stranded()
 
     async def join(self, table_id: str, name: str, client_seed: str | None,
-                   rematch_token: str | None = None) -> tuple[int, str, str]:
-        """Take a free seat; returns (seat, token, the name as seated)."""
+                   rematch_token: str | None = None, client_seed_hash: str | None = None
+                   ) -> tuple[int, str, str]:
+        """Take a free seat; returns (seat, token, the name as seated).
+
+        ``client_seed_hash`` (fair-2): the seat commits to a seed it reveals once every seat
+        is taken (:meth:`reveal`). A plain ``client_seed`` (an older client) counts as
+        committed and revealed at once: its sender cannot steer the dice with it, as no
+        committed seed of another seat is known to anyone yet.
+        """
         room = self.room(table_id)
         name = clean_name(name)
-        if client_seed is not None and len(client_seed) > 64:
-            raise ApiError(400, "bad_request", "a client_seed is at most 64 characters")
+        committed = check_seed(client_seed, client_seed_hash)
         async with room.lock:
             if room.row.status != "waiting":
                 raise ApiError(409, "conflict", "the game has started; watch it instead")
@@ -228,23 +262,51 @@ class Lobby:
                 seated = f"{name} {suffix}"
                 suffix += 1
             token = secrets.token_urlsafe(24)
-            seats[index].update(name=seated, token_hash=token_hash(token),
-                                client_seed=client_seed or "")
+            seats[index].update(name=seated, token_hash=token_hash(token), **committed)
             seats[index].pop("held_for", None)
             try:
                 if any(s.get("name") is None for s in seats):
                     await room._commit(seats=seats)
-                else:  # the last seat: it and the first deal in one write
-                    await room.start(seats=seats)
+                else:  # the last seat: it and the first deal in one write, or the reveals
+                    await room.begin(seats)
             except StoreError:
                 raise _unsaved() from None
             room.away_since[index] = self.settings.clock()
             room._watch_absence(index)
         return index, token, seated
 
-    async def start(self, table_id: str, host_token: str, fill: str | None) -> Room:
+    async def reveal(self, table_id: str, token: str, client_seed: str) -> Room:
+        """A seat reveals the seed it committed to (fair-2), once every seat is taken."""
         room = self.room(table_id)
-        if not secrets.compare_digest(token_hash(host_token), room.row.host_token_hash):
+        seat = self.seat_of(room, token)
+        if seat is None:
+            raise ApiError(403, "forbidden", "this token opens no seat at this table")
+        check_seed(client_seed, None)
+        async with room.lock:
+            row = room.row.seats[seat]
+            if row.get("client_seed") is not None:
+                if row.get("client_seed") == client_seed and row.get("seed_hash"):
+                    return room  # told twice (a page reloaded): nothing changes
+                raise ApiError(409, "conflict", "your seat has no seed waiting to be revealed")
+            if not room.revealing():
+                raise ApiError(409, "conflict", "seeds are revealed once every seat is taken "
+                               "and committed; not yet")
+            try:
+                await room.reveal(seat, client_seed)
+            except ValueError as exc:
+                raise ApiError(400, "bad_request", str(exc)) from None
+            except StoreError:
+                raise _unsaved() from None
+        return room
+
+    async def start(self, table_id: str, host_token: str, fill: str | None) -> Room:
+        """Fill the empty seats with bots and start. The host token does it; at a rematch
+        so does the token of anyone seated there again (a player of the game before): the
+        one who asked first may never come back, and the others must not be stranded."""
+        room = self.room(table_id)
+        is_host = secrets.compare_digest(token_hash(host_token), room.row.host_token_hash)
+        if not is_host and not (room.row.settings.get("rematch_of")
+                                and self.seat_of(room, host_token) is not None):
             raise ApiError(403, "forbidden", "only the table's host can start it")
         if fill is not None and fill not in BUILTIN_BOTS:
             raise ApiError(400, "bad_request",
@@ -252,6 +314,9 @@ class Lobby:
         async with room.lock:
             if room.row.status != "waiting":
                 raise ApiError(409, "conflict", f"the game is already {room.row.status}")
+            if room.revealing():  # starting again must not move the reveal deadline
+                raise ApiError(409, "conflict", "every seat is taken; the game starts once "
+                               "the seeds are revealed")
             empty = [i for i, s in enumerate(room.row.seats) if s.get("name") is None]
             if empty and fill is None:
                 raise ApiError(409, "conflict", f"{len(empty)} seats are empty: give \"fill\"")
@@ -261,7 +326,7 @@ class Lobby:
                 seats[i].update(name=next(names), bot=fill, client_seed="")
                 seats[i].pop("held_for", None)
             try:
-                await room.start(seats=seats)
+                await room.begin(seats)
             except StoreError:
                 raise _unsaved() from None
         return room
@@ -333,12 +398,17 @@ class Lobby:
                             if r.row.status == "waiting" and self.rooms.get(r.id) is r]
         return out, cursor
 
-    async def rematch(self, table_id: str, token: str) -> tuple[Room, int | None, str]:
+    async def rematch(self, table_id: str, token: str, client_seed: str | None = None,
+                      client_seed_hash: str | None = None
+                      ) -> tuple[Room, int | None, str, str | None]:
         """The same people and bots, a new game and a new commitment.
 
-        Returns the new table, the caller's seat there and the caller's new token (or the
-        new host token when the caller was the host without a seat).
+        Returns the new table, the caller's seat there, the caller's new token (``""`` for
+        the host without a seat) and the new table's host token for whoever created it (any
+        player seated there again may start it too: :meth:`start`). The caller's seat
+        commits to ``client_seed_hash`` (or ``client_seed``) as at :meth:`join`.
         """
+        check_seed(client_seed, client_seed_hash)
         room = self.room(table_id)
         seat = self.seat_of(room, token)
         is_host = secrets.compare_digest(token_hash(token), room.row.host_token_hash)
@@ -346,28 +416,31 @@ class Lobby:
             raise ApiError(403, "forbidden", "only a player of this table can ask for a rematch")
         if room.row.status != "finished":
             raise ApiError(409, "conflict", "a rematch follows a finished game")
+        host: str | None = None
         async with room.lock:
             if room.row.rematch is None:
                 s = room.row.settings
                 held = [seat_row.get("token_hash") if seat_row.get("bot") is None else None
                         for seat_row in room.row.seats]
-                new, _host = await self.create(
+                new, host = await self.create(
                     s["players"], s["edition"], s["variant"],
                     [seat_row.get("bot") for seat_row in room.row.seats],
-                    s.get("turn_seconds"), False, s.get("advisor", True), held)
+                    s.get("turn_seconds"), False, s.get("advisor", True), held,
+                    rematch_of=room.id)
                 try:
                     await room._commit(rematch=new.id)
                 except StoreError:
                     raise _unsaved() from None
             new = self.room(str(room.row.rematch))
         if seat is None:
-            return new, None, ""
+            return new, None, "", host
         name = str(room.row.seats[seat]["name"])
         try:
-            new_seat, new_token, _ = await self.join(new.id, name, None, token)
+            new_seat, new_token, _ = await self.join(new.id, name, client_seed, token,
+                                                     client_seed_hash)
         except ApiError:
             raise ApiError(409, "conflict", "your seat at the rematch is taken already") from None
-        return new, new_seat, new_token
+        return new, new_seat, new_token, host
 
     def forget_idle(self, quiet_for: float = FORGET_AFTER) -> int:
         """Forget the finished tables nobody has watched for ``quiet_for`` seconds: the

@@ -80,6 +80,27 @@ def history_message(v: SeatView) -> list[dict[str, Any]]:
     } for past in v.history]
 
 
+def _pad(ds: DiceSet, hand: list[str], legal: list[str], playing: bool) -> str:
+    """Spaces that make a seat's view as long whatever dice it holds.
+
+    The names of the dice in ``hand`` (and, in play, the ``roll KIND`` actions in
+    ``legal``) differ in length: without this, the size of an encrypted frame would tell an
+    eavesdropper whether a round-1 die is the minotaur. With it, ``hand``, ``legal`` and
+    ``pad`` together are always as long as the longest names could make them for this many
+    dice — a width that only the hand's size (public: ``hand_sizes``) and the phase decide.
+    (During bidding ``legal`` is the bids 0..r, public too, so only in play is it counted.)
+    """
+    widths = sorted((len(kind.name) for kind in ds.kinds), reverse=True)
+    k = len(hand)
+    width = 2 + k * (widths[0] + 2) + max(k - 1, 0)       # ["name","name"]
+    used = len(dumps(hand))
+    if playing and legal:
+        m = min(k, len(widths))                            # ["roll name",...]
+        width += 2 + sum(w + 7 for w in widths[:m]) + max(m - 1, 0)
+        used += len(dumps(legal))
+    return " " * (width - used)
+
+
 def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
                  turn: str | None, seq: int,
                  history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -121,6 +142,8 @@ def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
         }
         if finished:
             body["winners"] = [s for s in range(n) if v.totals[s] == max(v.totals)]
+        if you is not None:
+            body["pad"] = _pad(ds, body["hand"], body["legal"], phase == "play")
     view = {
         "table": facts.table,
         "status": facts.status,

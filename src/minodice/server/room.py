@@ -27,7 +27,14 @@ from typing import Any, Protocol
 from minodice.core.actions import Action, parse_action
 from minodice.core.dice import load_dice_set
 from minodice.core.errors import IllegalActionError
-from minodice.core.fair import Fairness, game_key
+from minodice.core.fair import (
+    SCHEME_1,
+    SCHEME_2,
+    Binding,
+    Fairness,
+    replacement_seed,
+    seed_hash,
+)
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig
 from minodice.play.table import (
@@ -80,6 +87,7 @@ class Settings:
     bot_delay: float = 0.8          # seconds before a bot acts, so people can follow
     grace: float = 60.0             # seconds away before a bot plays for a person
     stand_in: str = "easy"          # the bot that plays for an absent or timed-out person
+    reveal_seconds: float = 20.0    # fair-2: how long seats have to reveal their seeds
     clock: Callable[[], float] = field(default=time.time)
 
 
@@ -89,15 +97,39 @@ def config_of(row: TableRow) -> GameConfig:
                       s["first_starter"])
 
 
+def scheme_of(row: TableRow) -> str:
+    """Tables created before ``minodice-fair-2`` keep playing (and replaying) fair-1."""
+    return str(row.settings.get("fair", SCHEME_1))
+
+
+def seeds_of(seats: list[dict[str, Any]]) -> list[str]:
+    """The seats' seeds (``""`` for a seat whose committed seed is not revealed yet)."""
+    return [seat.get("client_seed") or "" for seat in seats]
+
+
+def fairness_of(row: TableRow, seats: list[dict[str, Any]] | None = None) -> Fairness:
+    """The table's fairness key (secret until the game is over), with ``seats`` if given."""
+    seats = row.seats if seats is None else seats
+    server_seed = bytes.fromhex(row.server_seed)
+    if scheme_of(row) == SCHEME_1:
+        return Fairness(row.commit, server_seed, tuple(seeds_of(seats)))
+    return Fairness(row.commit, server_seed, tuple(seeds_of(seats)), SCHEME_2, row.id,
+                    tuple(str(seat.get("seed_hash") or seed_hash("")) for seat in seats),
+                    tuple(i for i, seat in enumerate(seats) if seat.get("replaced")))
+
+
 def new_table_of(row: TableRow, seats: list[dict[str, Any]] | None = None) -> Table:
     """A stored table's game before its first deal (with ``seats`` instead of the row's)."""
     seats = row.seats if seats is None else seats
     if len(seats) != row.settings["players"]:
         raise ValueError(f"{len(seats)} seats stored for {row.settings['players']} players")
-    seeds = [seat.get("client_seed", "") for seat in seats]
-    key = game_key(bytes.fromhex(row.server_seed), seeds)
+    fair = fairness_of(row, seats)
+    s = row.settings
+    binding = Binding(row.id, s["edition"], s["variant"],
+                      tuple(str(seat["name"]) for seat in seats))
     specs = [SeatSpec(seat["name"], seat.get("bot")) for seat in seats]
-    return Table(config_of(row), specs, FairChance(key), bot_seed=secrets.token_hex(8))
+    chance = FairChance(fair.key(binding), scheme=fair.scheme)
+    return Table(config_of(row), specs, chance, bot_seed=secrets.token_hex(8))
 
 
 def rebuilt_table(row: TableRow) -> Table:
@@ -141,6 +173,8 @@ class Room:
         self._pumping = False
         self._timer: asyncio.TimerHandle | None = None
         self._grace: dict[int, asyncio.TimerHandle] = {}
+        self._reveal_timer: asyncio.TimerHandle | None = None
+        self.reveal_deadline: float | None = None
         self.closed = False
         if row.status != "waiting":
             self._rebuild()
@@ -153,6 +187,13 @@ class Room:
 
     def config(self) -> GameConfig:
         return config_of(self.row)
+
+    @property
+    def scheme(self) -> str:
+        return scheme_of(self.row)
+
+    def client_seeds(self) -> list[str]:
+        return seeds_of(self.row.seats)
 
     def _new_table(self, seats: list[dict[str, Any]] | None = None) -> Table:
         return new_table_of(self.row, seats)
@@ -189,8 +230,90 @@ class Room:
                 "rematch": self.row.rematch}
 
     def fairness(self) -> Fairness:
-        return Fairness(self.row.commit, bytes.fromhex(self.row.server_seed),
-                        tuple(seat.get("client_seed", "") for seat in self.row.seats))
+        return fairness_of(self.row)
+
+    # -- fair-2: every seat commits to its seed, then all reveal -----------------------------
+
+    def pending_reveals(self, seats: list[dict[str, Any]] | None = None) -> list[int]:
+        """The seats whose committed seed is not revealed yet (``client_seed`` None)."""
+        return [i for i, seat in enumerate(self.row.seats if seats is None else seats)
+                if seat.get("name") is not None and seat.get("client_seed", "") is None]
+
+    def revealing(self) -> bool:
+        """Every seat is taken and committed; the game waits for seeds to be revealed."""
+        return (self.row.status == "waiting" and self.seats_free() == 0
+                and bool(self.pending_reveals()))
+
+    async def begin(self, seats: list[dict[str, Any]]) -> None:
+        """Every seat of ``seats`` is taken (under lock): start, or first ask for the seeds
+        committed by hash, until ``reveal_seconds`` from now. :class:`StoreError` and no
+        change if it cannot be written."""
+        if not self.pending_reveals(seats):
+            await self.start(seats=seats)
+            return
+        # set before the write, so that the views it sends ask for the seeds
+        self.reveal_deadline = self.settings.clock() + self.settings.reveal_seconds
+        try:
+            await self._commit(seats=seats)
+        except StoreError:
+            self.reveal_deadline = None
+            raise
+        self.arm_reveal(self.reveal_deadline)
+
+    def arm_reveal(self, deadline: float | None = None) -> None:
+        """The reveal deadline (by default from now: a restarted server gives a whole
+        period again), and the timer that replaces the seeds not revealed by then."""
+        if self._reveal_timer is not None:
+            self._reveal_timer.cancel()
+        now = self.settings.clock()
+        self.reveal_deadline = deadline or now + self.settings.reveal_seconds
+        loop = asyncio.get_running_loop()
+        self._reveal_timer = loop.call_later(
+            max(0.0, self.reveal_deadline - now),
+            lambda: self._spawn(self._reveal_timed_out()))
+
+    async def reveal(self, seat: int, client_seed: str) -> None:
+        """A seat's seed, checked against its hash; the last one starts the game (under
+        lock). ``ValueError`` with a sentence if it does not match; :class:`StoreError`
+        and no change if it cannot be written."""
+        if seed_hash(client_seed) != self.row.seats[seat].get("seed_hash"):
+            raise ValueError("this seed does not match the hash your seat committed to")
+        seats = [dict(s) for s in self.row.seats]
+        seats[seat]["client_seed"] = client_seed
+        if self.pending_reveals(seats):
+            await self._commit(seats=seats)
+            return
+        await self.start(seats=seats)
+        self._stop_reveal()
+
+    async def _reveal_timed_out(self) -> None:
+        """Seats that did not reveal get the seed the server seed fixes, are recorded as
+        replaced, and are played by the stand-in until their person comes back."""
+        async with self.lock:
+            self._reveal_timer = None
+            if self.closed or not self.revealing():
+                return
+            seats = [dict(s) for s in self.row.seats]
+            server_seed = bytes.fromhex(self.row.server_seed)
+            late = self.pending_reveals()
+            for i in late:
+                seats[i].update(client_seed=replacement_seed(server_seed, i), replaced=True)
+            before = list(self.autoplay)
+            for i in late:
+                self.autoplay[i] = seats[i].get("bot") is None
+            try:
+                await self.start(seats=seats)
+            except StoreError:
+                self.autoplay = before
+                self.arm_reveal(self.settings.clock() + RETRY_AFTER)  # try again, later
+                return
+            self._stop_reveal()
+
+    def _stop_reveal(self) -> None:
+        if self._reveal_timer is not None:
+            self._reveal_timer.cancel()
+            self._reveal_timer = None
+        self.reveal_deadline = None
 
     def facts(self) -> TableFacts:
         s = self.row.settings
@@ -198,6 +321,13 @@ class Room:
                                  "public": self.row.public}
         if self.row.status == "finished":
             extra["fairness"] = self.fairness().to_json()  # revealed once the game is over
+        elif self.revealing() and self.reveal_deadline is not None:
+            # Every commitment, published before any seed is revealed: a page keeps them
+            # and checks the record against them (a server cannot swap one in later).
+            extra["reveal"] = {
+                "pending": self.pending_reveals(),
+                "deadline": int(self.reveal_deadline * 1000),
+                "seed_hashes": list(self.fairness().seed_hashes)}
         to_act = self.table.to_act() if self.table is not None else []
         deadline = int(self.deadline * 1000) if self.deadline is not None else None
         return TableFacts(self.id, self.row.status, s["edition"], s["variant"], self.players(),
@@ -216,8 +346,13 @@ class Room:
         return view_text(facts, seat_view, seat, turn, self.row.seq, self._history[1])
 
     def record(self) -> dict[str, Any]:
+        """The finished game's record with its proof and, for fair-2, the scores the server
+        gave (``totals``), which ``minodice verify`` checks against the bids and tricks."""
         assert self.table is not None
-        return self.table.record({"fairness": self.fairness().to_json()})
+        extra: dict[str, Any] = {"fairness": self.fairness().to_json()}
+        if self.scheme == SCHEME_2 and self.table.is_over():
+            extra["totals"] = list(self.table.view(None).totals)
+        return self.table.record(extra)
 
     def broadcast(self) -> None:
         """Send every connection its own view (built once per seat)."""
@@ -416,7 +551,10 @@ class Room:
 
     async def _start_stranded(self) -> bool:
         """A table whose seats are all taken but whose game never started (its start
-        could not be written): start it now. Under lock; returns whether it started."""
+        could not be written): start it now. Under lock; returns whether it started.
+        A table whose seeds are being revealed is not stranded: it waits for them."""
+        if self.pending_reveals():
+            return False
         try:
             await self.start()
         except StoreError:
@@ -552,6 +690,7 @@ class Room:
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
+        self._stop_reveal()
         for handle in self._grace.values():
             handle.cancel()
         for task in list(self._tasks):

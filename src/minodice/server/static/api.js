@@ -1,4 +1,5 @@
 // The server's HTTP side (docs/PROTOCOL.md) and what the page keeps on this device.
+import { seedHash } from "./fair.js";
 import { _ } from "./i18n.js";
 
 export class ApiError extends Error {
@@ -41,10 +42,27 @@ export function randomHex(bytes) {
   return Array.from(a, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// Take a seat and remember its token on this device (a reload keeps the seat).
-export async function takeSeat(table, name, extra = {}) {
-  const seat = await api("POST", `/api/tables/${table}/seats`, { name, client_seed: randomHex(16), ...extra });
+// What this device keeps to check a table's dice (minodice-fair-2): its seat's seed and the
+// hash it committed to, the commitment seen before the first roll, every seat's commitment
+// as published before any seed was revealed. What is kept first is never overwritten.
+export function keepFair(table, fields) {
+  const kept = store.get(`fair.${table}`, {});
+  for (const [k, v] of Object.entries(fields)) if (v != null && kept[k] == null) kept[k] = v;
+  store.set(`fair.${table}`, kept);
+}
+
+// A new seed for a seat and its commitment; the seed stays here until every seat committed.
+export async function newSeed() {
+  const seed = randomHex(16);
+  return { seed, hash: await seedHash(seed) };
+}
+
+// Take a seat and remember its token and seed on this device (a reload keeps the seat).
+export async function takeSeat(table, name, extra = {}, commit = null) {
+  const { seed, hash } = await newSeed();
+  const seat = await api("POST", `/api/tables/${table}/seats`, { name, client_seed_hash: hash, ...extra });
   store.set(`seat.${table}`, { seat: seat.seat, token: seat.token });
+  keepFair(table, { seed, hash, seat: seat.seat, commit });
   store.set("name", name);
   return seat;
 }

@@ -157,7 +157,7 @@ async function createAndSit(settings, name) {
   try {
     const table = await api("POST", "/api/tables", settings);
     store.set(`host.${table.table}`, table.host_token);
-    await takeSeat(table.table, name);
+    await takeSeat(table.table, name, {}, table.commit);
     ui.go(table.url);
   } catch (err) {
     ui.toast(err.message);

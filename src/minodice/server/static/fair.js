@@ -1,7 +1,11 @@
-// minodice-fair-1 (docs/PROTOCOL.md), checked in the browser: the page trusts no server
-// to say its dice were fair; it recomputes every deal and roll from the revealed seeds.
+// Fair dice (docs/PROTOCOL.md, minodice-fair-2 and -1), checked in the browser: the page
+// trusts no server to say its dice were fair. It keeps on this device the commitment it saw
+// before the first roll and its own seed, and at the end checks the record against both,
+// recomputes every deal and roll from the revealed seeds, and replays the whole game by the
+// rules (who rolls, dice held, R9, trick winners, scores) as `minodice verify` does.
 // WebCrypto does the hashing where the page is a secure context (https, localhost); on a
 // plain-http address in a home network it is missing, so a small SHA-256 stands in.
+import { ROUNDS, roundPoints } from "./pad-score.js";
 
 const enc = new TextEncoder();
 
@@ -75,7 +79,7 @@ function hmacPlain(key, message) {
 
 const subtle = globalThis.crypto && globalThis.crypto.subtle;
 
-async function sha256(data) {
+export async function sha256(data) {
   return subtle ? new Uint8Array(await subtle.digest("SHA-256", data)) : sha256Plain(data);
 }
 
@@ -88,11 +92,14 @@ async function hmacFor(key) {
 
 // -- the stream, deals and rolls -----------------------------------------------------------
 
+const FAIR1 = "minodice-fair-1";
+const FAIR2 = "minodice-fair-2";
+
 class Stream {
-  constructor(hmac) { this.hmac = hmac; this.index = 0; this.buffer = new Uint8Array(0); }
+  constructor(hmac, label) { this.hmac = hmac; this.label = label; this.index = 0; this.buffer = new Uint8Array(0); }
   async word() {
     if (this.buffer.length < 8) {
-      const block = await this.hmac(enc.encode("minodice-fair-1:" + this.index++));
+      const block = await this.hmac(enc.encode(this.label + ":" + this.index++));
       this.buffer = concat(this.buffer, block);
     }
     let x = 0n;
@@ -110,62 +117,187 @@ class Stream {
   }
 }
 
+// A seat's commitment to its seed (fair-2): sha256 of its UTF-8, in hex.
+export async function seedHash(seed) { return bytesToHex(await sha256(enc.encode(seed))); }
+
 function counts(list) {
   const c = new Map();
   for (const x of list) c.set(x, (c.get(x) || 0) + 1);
   return c;
 }
 function sameMultiset(a, b) {
-  if (a.length !== b.length) return false;
+  if (!Array.isArray(a) || a.length !== b.length) return false;
   const ca = counts(a);
   const cb = counts(b);
   for (const [k, v] of ca) if (cb.get(k) !== v) return false;
   return true;
 }
+const isHex = (x, n) => typeof x === "string" && x.length === n && /^[0-9a-f]*$/i.test(x);
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
-// Check a finished game's record against its "fairness" key and the dice set (the server's
-// /api/dice/EDITION: kinds in bag order with counts and faces). Returns
-// {ok, deals, rolls} or {ok: false, round, trick, roll, message}.
-export async function verifyRecord(record, diceSet) {
+class Refused extends Error {
+  constructor(message, where = {}) { super(message); Object.assign(this, where); }
+}
+
+// R10 and R14 for one trick, given as [{player, die, face}] with the faces as strings:
+// {winner: the roll's index, bonus}.
+function resolve(rolls, symbols) {
+  const role = rolls.map((r) => symbols.indexOf(r.face));
+  const shown = new Set(role.filter((x) => x >= 0));
+  if (shown.size) {
+    // minotaur (0) beats griffin (1), griffin beats mermaid (2), mermaid beats minotaur
+    const win = shown.size === 3 ? 2 : shown.size === 1 ? [...shown][0]
+      : shown.has(0) && shown.has(1) ? 0 : shown.has(1) ? 1 : 2;
+    const index = role.lastIndexOf(win);
+    const bonus = win === 0 ? 30 * role.filter((x) => x === 1).length
+      : win === 2 && shown.has(0) ? 50 : 0;
+    return { winner: index, bonus };
+  }
+  let best = 0;
+  let index = 0;
+  rolls.forEach((r, i) => {
+    const v = r.face === "flag" ? 0 : Number(r.face);
+    if (v > 0 && v >= best) { best = v; index = i; }
+  });
+  return { winner: index, bonus: 0 };
+}
+
+// Check a finished game's record: its fairness key, what this device kept (`mine`:
+// {table, seat, seed, commit, hashes}, any of them missing), and the game as the page saw
+// it live (`seen`: the final view, whose history holds every round's bids and totals).
+// Returns {ok, deals, rolls, totals} or {ok: false, round, trick, roll, message}.
+export async function verifyRecord(record, diceSet, mine = {}, seen = null) {
+  try {
+    return await check(record, diceSet, mine || {}, seen);
+  } catch (err) {
+    if (err instanceof Refused) return { ok: false, ...err, message: err.message };
+    return { ok: false, message: "not a record: " + err.message };
+  }
+}
+
+async function check(record, diceSet, mine, seen) {
   const fair = record.fairness;
-  if (!fair || fair.scheme !== "minodice-fair-1") {
-    return { ok: false, message: "no minodice-fair-1 proof in this record" };
+  if (!fair || (fair.scheme !== FAIR1 && fair.scheme !== FAIR2)) throw new Refused("no minodice-fair proof in this record");
+  const players = record.players;
+  const n = Array.isArray(players) ? players.length : 0;
+  if (!ROUNDS[n] || players.some((p) => typeof p !== "string" || !p || p.length > 32) || new Set(players).size !== n) {
+    throw new Refused("the players are not 3 to 6 distinct names of at most 32 characters");
+  }
+  if ((record.dice_set || "mino") !== diceSet.name) throw new Refused("the record is of another dice set");
+  const seeds = fair.client_seeds;
+  if (!isHex(fair.server_seed, 64) || !Array.isArray(seeds) || seeds.length !== n || seeds.some((s) => typeof s !== "string")) {
+    throw new Refused("the fairness key is malformed");
   }
   const seed = hexToBytes(fair.server_seed);
-  if (bytesToHex(await sha256(seed)) !== String(fair.commit).toLowerCase()) {
-    return { ok: false, message: "the revealed seed does not match the commitment" };
+  const commit = String(fair.commit).toLowerCase();
+  if (bytesToHex(await sha256(seed)) !== commit) throw new Refused("the revealed seed does not match the commitment");
+  if (mine.commit && mine.commit !== commit) {
+    throw new Refused(`this is not the game you saw: its commitment ${commit.slice(0, 12)}… is not the ${String(mine.commit).slice(0, 12)}… shown before the first roll`);
   }
-  const key = await sha256(concat(seed, enc.encode("|" + fair.client_seeds.join("|"))));
-  const stream = new Stream(await hmacFor(key));
-  const faces = Object.fromEntries(diceSet.kinds.map((k) => [k.name, k.faces.map(String)]));
+  const mac = async (key, text) => (await hmacFor(key))(enc.encode(text));
+  let key;
+  if (fair.scheme === FAIR2) {
+    const hashes = fair.client_seed_hashes;
+    const replaced = fair.replaced;
+    if (!Array.isArray(hashes) || hashes.length !== n || !Array.isArray(replaced)) throw new Refused("the fairness key is malformed");
+    if (mine.table && fair.table !== mine.table) throw new Refused("this record is of another table");
+    if (mine.hashes && !same(mine.hashes, hashes)) throw new Refused("the seeds' commitments are not those published before any seed was revealed");
+    for (let p = 0; p < n; p++) {
+      if (replaced.includes(p)) {
+        const want = bytesToHex(await mac(seed, `${FAIR2}:replace:${p}`)).slice(0, 32);
+        if (seeds[p] !== want) throw new Refused(`${players[p]}'s seed was replaced, but not by the one the server seed fixes`);
+      } else if (await seedHash(seeds[p]) !== String(hashes[p]).toLowerCase()) {
+        throw new Refused(`${players[p]}'s revealed seed does not match their commitment`);
+      }
+    }
+    if (mine.seed != null && !replaced.includes(mine.seat) && seeds[mine.seat] !== mine.seed) {
+      throw new Refused("your own seed is not the one in the record");
+    }
+    const starter = new Stream(await hmacFor(await mac(seed, `${FAIR2}:first-starter`)), FAIR2);
+    if (record.first_starter !== await starter.draw(n)) throw new Refused("the first start player is not the one the server seed fixes");
+    key = await mac(seed, JSON.stringify([FAIR2, fair.table, diceSet.name, record.variant || "standard", players, seeds]));
+  } else {
+    if (mine.seed != null && seeds[mine.seat] !== mine.seed) throw new Refused("your own seed is not the one in the record");
+    key = await sha256(concat(seed, enc.encode("|" + seeds.join("|"))));
+  }
+  const stream = new Stream(await hmacFor(key), fair.scheme);
+  return replay(record, diceSet, stream, seen);
+}
+
+async function replay(record, diceSet, stream, seen) {
+  const players = record.players;
+  const n = players.length;
+  const kinds = Object.fromEntries(diceSet.kinds.map((k) => [k.name, { ...k, faces: k.faces.map(String) }]));
   const bagOrder = diceSet.kinds.flatMap((k) => Array(k.count).fill(k.name));
-  const players = record.players.length;
+  const first = record.first_starter === undefined ? 0 : record.first_starter;
+  const rounds = record.rounds;
+  if (!Number.isInteger(first) || first < 0 || first >= n) throw new Refused("the first start player is no seat (R5)");
+  if (!Array.isArray(rounds) || rounds.length !== ROUNDS[n]) {
+    throw new Refused(`the record has ${Array.isArray(rounds) ? rounds.length : 0} of ${ROUNDS[n]} rounds: not a finished game`);
+  }
+  const totals = Array(n).fill(0);
   let rolls = 0;
-  for (let r = 1; r <= record.rounds.length; r++) {
-    const round = record.rounds[r - 1];
+  for (let r = 1; r <= rounds.length; r++) {
+    const round = rounds[r - 1];
     const bag = bagOrder.slice();
     for (let i = bag.length - 1; i > 0; i--) {
       const j = await stream.draw(i + 1);
       [bag[i], bag[j]] = [bag[j], bag[i]];
     }
-    for (let p = 0; p < players; p++) {
+    const held = [];
+    for (let p = 0; p < n; p++) {
       if (!sameMultiset(round.hands[p], bag.slice(p * r, (p + 1) * r))) {
-        return { ok: false, round: r, trick: null, roll: null, player: p,
-          message: `round ${r}: the hand of ${record.players[p]} does not follow from the seeds` };
+        throw new Refused(`round ${r}: the hand of ${players[p]} does not follow from the seeds`, { round: r, player: p });
       }
+      held.push(round.hands[p].slice());
     }
-    const tricks = round.tricks || [];
-    for (let t = 0; t < tricks.length; t++) {
-      for (let q = 0; q < tricks[t].length; q++) {
-        const roll = tricks[t][q];
-        const face = faces[roll.die][await stream.draw(6)];
-        if (String(roll.face) !== face) {
-          return { ok: false, round: r, trick: t + 1, roll: q + 1, player: roll.player,
-            message: `round ${r}, trick ${t + 1}, roll ${q + 1}: shows ${roll.face}, the seeds roll ${face}` };
+    const bids = round.bids;
+    if (!Array.isArray(bids) || bids.length !== n || bids.some((b) => !Number.isInteger(b) || b < 0 || b > r)) {
+      throw new Refused(`round ${r}: not one bid of 0 to ${r} per player (R6)`, { round: r });
+    }
+    const tricks = round.tricks;
+    if (!Array.isArray(tricks) || tricks.length !== r) throw new Refused(`round ${r} has not its ${r} tricks: not a finished game`, { round: r });
+    const won = Array(n).fill(0);
+    const bonus = Array(n).fill(0);
+    let leader = (first + r - 1) % n;
+    for (let t = 1; t <= r; t++) {
+      const trick = tricks[t - 1];
+      if (!Array.isArray(trick) || trick.length !== n) throw new Refused(`round ${r}, trick ${t}: not one roll per player (R8)`, { round: r, trick: t });
+      let follow = null;
+      const shown = [];
+      for (let q = 1; q <= n; q++) {
+        const roll = trick[q - 1] || {};
+        const where = { round: r, trick: t, roll: q, player: roll.player };
+        const at = `round ${r}, trick ${t}, roll ${q}`;
+        const p = (leader + q - 1) % n;
+        if (roll.player !== p) throw new Refused(`${at}: ${players[p]} rolls now, not another (R7, R8)`, where);
+        const kind = kinds[roll.die];
+        const index = held[p].indexOf(roll.die);
+        if (!kind || index < 0) throw new Refused(`${at}: ${players[p]} holds no ${String(roll.die).slice(0, 20)} die (R8)`, where);
+        if (follow && !kind.special && roll.die !== follow && held[p].includes(follow)) {
+          throw new Refused(`${at}: ${players[p]} must follow ${follow} (R9)`, where);
         }
+        held[p].splice(index, 1);
+        if (!follow && !kind.special) follow = roll.die;
+        const face = kind.faces[await stream.draw(6)];
+        if (String(roll.face) !== face) throw new Refused(`${at}: shows ${String(roll.face).slice(0, 20)}, the seeds roll ${face}`, where);
+        shown.push({ player: p, die: roll.die, face });
         rolls++;
       }
+      const result = resolve(shown, diceSet.symbols);
+      leader = shown[result.winner].player;
+      won[leader]++;
+      bonus[leader] += result.bonus;
+    }
+    for (let p = 0; p < n; p++) totals[p] += roundPoints(bids[p], won[p], r, bonus[p], record.variant || "standard").points;
+    const live = seen && seen.history && seen.history[r - 1];
+    if (live && (!same(live.bids, bids) || !same(live.totals, totals))) {
+      throw new Refused(`round ${r}: the record's bids or scores are not those shown during the game`, { round: r });
     }
   }
-  return { ok: true, deals: record.rounds.length, rolls };
+  if ((record.fairness.scheme === FAIR2 || record.totals !== undefined) && !same(record.totals, totals)) {
+    throw new Refused("the record's totals are not what its bids and tricks score");
+  }
+  if (seen && seen.totals && !same(seen.totals, totals)) throw new Refused("the final scores are not those shown during the game");
+  return { ok: true, deals: rounds.length, rolls, totals };
 }

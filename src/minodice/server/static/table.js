@@ -1,7 +1,7 @@
 // The table page (/t/ID): join or watch, then render every view the server sends, in one
 // direction (view → DOM), and send only what the view offers ("legal"). The server decides
 // everything; the page shows, asks, and checks the one thing it must not trust: the dice.
-import { api, diceSet, store, takeSeat } from "./api.js";
+import { api, diceSet, keepFair, newSeed, store, takeSeat } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
 import { verifyRecord } from "./fair.js";
@@ -110,6 +110,7 @@ class TablePage {
       const before = this.view;
       this.seq = message.seq;
       this.view = message.view;
+      this.keepFairness(this.view);
       this.announce(before, this.view);
       this.render(before);
     } else if (message.type === "chat") {
@@ -122,6 +123,26 @@ class TablePage {
       }
       this.ui.toast(message.code === "unavailable" ? _("The move could not be saved. Try again.") : message.message);
     }
+  }
+
+  // -- fair dice: what this device keeps, and revealing its seed ---------------------------
+
+  keepFairness(v) {
+    if (v.status === "waiting") keepFair(this.id, { commit: v.commit });
+    if (!v.reveal) return;
+    keepFair(this.id, { hashes: v.reveal.seed_hashes });
+    if (v.you === null || !v.reveal.pending.includes(v.you) || this.revealing) return;
+    const kept = store.get(`fair.${this.id}`, {});
+    if (!kept.seed || kept.hash !== v.reveal.seed_hashes[v.you]) {
+      // another device took this seat, or the server shows another commitment: the seed
+      // here is not the one committed to, so it is not told (the server will draw one)
+      this.ui.toast(_("This device does not hold the seed your seat committed to."));
+      this.revealing = true;
+      return;
+    }
+    this.revealing = true;
+    api("POST", `/api/tables/${this.id}/reveal`, { token: this.seat.token, client_seed: kept.seed })
+      .catch((err) => { this.revealing = false; this.ui.toast(err.message); });
   }
 
   // -- rendering ----------------------------------------------------------------------------
@@ -176,7 +197,7 @@ class TablePage {
     const form = h("form", { class: "card join", onsubmit: async (e) => {
       e.preventDefault();
       try {
-        await takeSeat(this.id, input.value.trim());
+        await takeSeat(this.id, input.value.trim(), {}, (this.view || this.info).commit);
         if (this.ws) this.ws.close();
         this.ws = null;
         this.seq = -1;
@@ -448,7 +469,10 @@ class TablePage {
   async checkFairness() {
     try {
       const record = await api("GET", `/api/tables/${this.id}/record`);
-      this.fairness = await verifyRecord(record, this.dice);
+      // what this device kept; without it (a page opened mid-game), the commitment the
+      // server showed live, which a record from another game cannot match either
+      const kept = { commit: this.view.commit, ...store.get(`fair.${this.id}`, {}), table: this.id };
+      this.fairness = await verifyRecord(record, this.dice, kept, this.view);
     } catch (err) {
       this.fairness = { ok: false, message: err.message };
     }
@@ -457,8 +481,13 @@ class TablePage {
 
   async rematch() {
     try {
-      const answer = await api("POST", `/api/tables/${this.id}/rematch`, { token: this.seat.token });
-      if (answer.token) store.set(`seat.${answer.table}`, { seat: answer.seat, token: answer.token });
+      const { seed, hash } = await newSeed();
+      const answer = await api("POST", `/api/tables/${this.id}/rematch`, { token: this.seat.token, client_seed_hash: hash });
+      if (answer.token) {
+        store.set(`seat.${answer.table}`, { seat: answer.seat, token: answer.token });
+        keepFair(answer.table, { seed, hash, seat: answer.seat, commit: answer.commit });
+      }
+      if (answer.host_token) store.set(`host.${answer.table}`, answer.host_token);
       this.ui.go(`/t/${answer.table}`);
     } catch (err) { this.ui.toast(err.message); }
   }
