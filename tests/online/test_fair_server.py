@@ -290,3 +290,46 @@ async def test_a_table_from_before_fair_2_plays_and_verifies_as_fair_1(lobby: Lo
                                   "server_seed": room.row.server_seed,
                                   "client_seeds": ["old seed", "", ""]}
     assert verify_record(record).scheme == "minodice-fair-1"
+
+
+async def test_a_reveal_that_cannot_be_written_changes_nothing(tmp_path: Path) -> None:
+    """The disk is full when the last seed is revealed: the answer says so, the table still
+    waits for that seed, nobody was shown a start; told again once the disk has room, it
+    starts."""
+    from .test_write_faults import FlakyStore
+
+    store = FlakyStore.sqlite(tmp_path / "tables.db")
+    assert isinstance(store, FlakyStore)
+    lobby = Lobby(store, InProcessPool(4), Settings(bot_delay=0, grace=3600.0,
+                                                    reveal_seconds=3600.0))
+    try:
+        room, _host = await lobby.create(3, "mino", "standard", [None, None, "easy"], None,
+                                         False)
+        await lobby.join(room.id, "Ana", "plain")
+        _b, token_b, _ = await lobby.join(room.id, "Ben", None, None, seed_hash("b"))
+        seq = room.row.seq
+        store.failing = True
+        with pytest.raises(ApiError, match="could not save"):
+            await lobby.reveal(room.id, token_b, "b")
+        assert room.revealing()
+        assert room.row.seq == seq
+        assert room.table is None
+        store.failing = False
+        await lobby.reveal(room.id, token_b, "b")
+        assert room.row.status == "playing"
+        assert room.fairness().client_seeds == ("plain", "b", "")
+    finally:
+        await lobby.close()
+        store.close()
+
+
+async def test_a_name_that_is_no_text_is_refused_before_it_reaches_the_key(
+        lobby: Lobby) -> None:
+    """Names are bound into the fair-2 key as UTF-8: a lone surrogate (valid JSON, no
+    text) would make the last join fail inside the start; it is refused at the door."""
+    room, _host = await lobby.create(3, "mino", "standard", [None, "easy", "easy"], None,
+                                     False)
+    with pytest.raises(ApiError, match="lone surrogates"):
+        await lobby.join(room.id, "Ana\ud800", "s")
+    await lobby.join(room.id, "Ana", "s")
+    assert room.row.status == "playing"

@@ -55,6 +55,8 @@ def clean_name(name: str) -> str:
         raise ApiError(400, "bad_request", f"a name is 1 to {NAME_MAX} characters")
     if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
         raise ApiError(400, "bad_request", "a name may not hold control characters")
+    if any(unicodedata.category(c) == "Cs" for c in name):  # no text: no UTF-8, no hash
+        raise ApiError(400, "bad_request", "a name must be text (no lone surrogates)")
     return name
 
 
