@@ -402,7 +402,9 @@ async def test_a_page_opened_again_reveals_the_seed_it_kept(server: LiveServer,
     await page.goto(f"{server.base}/t/{table}")
     await page.fill("#join-name", "Ana")
     await page.locator(".join button[type=submit]").click()
-    await page.locator(".seats").wait_for()
+    await page.wait_for_function(  # the seat taken: its seed kept on the device
+        "(key) => (JSON.parse(localStorage.getItem(key) || '{}')).seed",
+        arg=f"minodice.fair.{table}")
     mine = await kept(page, table)
     assert mine["seed"]
     assert mine["commit"] == server.get(f"/api/tables/{table}")["commit"]
