@@ -189,8 +189,10 @@ async def test_chat_and_connections_are_limited_per_seat_and_address(
     result = floods.FloodResult()
     await floods.flood_chat(server.base, 3.0, result)
     answers = result.answers
-    assert answers["chat busy"] == 16, answers  # sockets over 4 for the seat: refused
+    # The sockets over 4 for the seat are refused: each is closed with 4429, and told why
+    # first (a socket closed before it read its error is still counted by its close code).
     assert answers["socket closed 4429"] == 16, answers
+    assert 1 <= answers["chat busy"] <= 16, answers
     assert 1 <= answers["chat lines delivered"] <= 5, answers
     assert answers["cycle refused"] >= 1, answers
     assert answers["cycle made"] <= 4 * 20 + 4 * 4, answers  # bursts, then 1 a second

@@ -65,8 +65,8 @@ def win_chance(totals: Sequence[float], seat: int, spread: float) -> float:
 
     >>> win_chance([100, 80, 100], 0, 0.0)
     0.5
-    >>> round(win_chance([100, 80, 60], 0, 40.0), 3)
-    0.643
+    >>> round(win_chance([100, 80, 60], 0, 40.0), 3)  # Φ(20/40) · Φ(40/40)
+    0.582
     """
     mine = totals[seat]
     if spread <= 0:
