@@ -166,7 +166,12 @@ def check_uniform_chance(game: Any, seed: int) -> None:
 
 def openspiel_generic(seconds: float, seed: int) -> Run:
     """Chance by ``chance_outcomes()``, chosen by weight."""
-    game = openspiel_game()
+    return openspiel_generic_loop(openspiel_game(), seconds, seed)
+
+
+def openspiel_generic_loop(game: Any, seconds: float, seed: int) -> Run:
+    """Random games of any OpenSpiel ``game`` as an OpenSpiel algorithm plays them: chance by
+    ``chance_outcomes()`` chosen by weight, decisions uniformly among ``legal_actions()``."""
     rng = random.Random(seed)
     rand = rng.random
     games = decisions = chances = 0

@@ -27,9 +27,10 @@ not the probe, as they would on a real network:
 - ``utf8``: 50 WebSocket text frames of invalid UTF-8 (the server log's lines after them).
 
 Run: ``python benchmarks/floods.py [--floods tables,lobby,...] [--seconds 10]
-[--half-open 2000] [--lobby 9400]``. A server is started for each flood (its own
-database, defaults of ``minodice serve`` but ``--bot-delay 0``) and stopped, with its
-workers, even on errors.
+[--half-open 2000] [--lobby 9400] [--repeat 3]``. Each measured flood alternates a quiet
+window and a flooded one ``--repeat`` times and prints the ratio of each pair too. A server
+is started for each flood (its own database, defaults of ``minodice serve`` but
+``--bot-delay 0``) and stopped, with its workers, even on errors.
 The tests (tests/online/test_floods.py) run the same floods, shorter, and check what the
 server answers.
 """
@@ -355,11 +356,10 @@ async def _fill(db: Path, tables: int) -> None:
 async def flood_half_open(base: str, seconds: float, result: FloodResult,
                           connections: int = 2000, addresses: int = 30) -> None:
     """Connections sending half a request, then a byte a second, held while the server
-    lets them; meanwhile a new client asks ``GET /api/tables`` once a second."""
+    lets them (:func:`measure` meanwhile sends a new client a second: :func:`new_clients`)."""
     host, port = base.removeprefix("http://").split(":")
     end = time.monotonic() + seconds
     closed_by_server = opened = refused = 0
-    served: list[bool] = []
 
     async def one(i: int) -> None:
         nonlocal closed_by_server, opened, refused
@@ -384,19 +384,26 @@ async def flood_half_open(base: str, seconds: float, result: FloodResult,
         finally:
             writer.close()
 
-    async def new_clients() -> None:
-        async with http_from(PROBE_ADDRESS, base, timeout=5) as http:
-            while time.monotonic() < end:
-                try:
-                    served.append((await http.get("/api/tables")).status_code == 200)
-                except httpx.HTTPError:
-                    served.append(False)
-                await asyncio.sleep(1.0)
-
-    await asyncio.gather(new_clients(), *(one(i) for i in range(connections)))
+    await asyncio.gather(*(one(i) for i in range(connections)))
     result.answers.update({"opened": opened, "refused at connect": refused,
-                           "closed by the server": closed_by_server,
-                           "new clients served": sum(served),
+                           "closed by the server": closed_by_server})
+
+
+async def new_clients(base: str, seconds: float, result: FloodResult) -> None:
+    """A new client a second (a fresh connection each, as a new visitor's browser) asking
+    ``GET /api/tables``, counted as served or failed. It runs in the probe's process: in
+    the flood's own, whose event loop juggles thousands of sockets, its time-outs were the
+    flood process's lag, not the server's."""
+    end = time.monotonic() + seconds
+    served: list[bool] = []
+    while time.monotonic() < end:
+        async with http_from(PROBE_ADDRESS, base, timeout=5) as http:
+            try:
+                served.append((await http.get("/api/tables")).status_code == 200)
+            except httpx.HTTPError:
+                served.append(False)
+        await asyncio.sleep(1.0)
+    result.answers.update({"new clients served": sum(served),
                            "new clients failed": served.count(False)})
 
 
@@ -564,29 +571,46 @@ MEASURED = ("tables", "lobby", "half-open", "advise", "chat")  # the others are 
 
 @dataclass
 class Measure:
-    """A flood's counts and the probe's times, quiet and during it."""
+    """A flood's counts and the probe's times, quiet and during it, over ``repeat`` pairs
+    of windows (quiet, then flooded)."""
 
     name: str
     result: FloodResult
-    quiet: tuple[list[float], list[float]]
-    flood: tuple[list[float], list[float]]
+    pairs: list[tuple[tuple[list[float], list[float]], tuple[list[float], list[float]]]]
+
+    @property
+    def quiet(self) -> tuple[list[float], list[float]]:
+        return ([v for q, _ in self.pairs for v in q[0]], [v for q, _ in self.pairs for v in q[1]])
+
+    @property
+    def flood(self) -> tuple[list[float], list[float]]:
+        return ([v for _, f in self.pairs for v in f[0]], [v for _, f in self.pairs for v in f[1]])
 
     def ratio(self, which: int = 0) -> float:
-        quiet, flood = self.quiet[which], self.flood[which]
-        if not quiet or not flood:
-            return float("nan")
-        return statistics.median(flood) / statistics.median(quiet)
+        return _ratio(self.quiet[which], self.flood[which])
+
+    def pair_ratios(self, which: int = 0) -> list[float]:
+        """One ratio per pair of windows: the unit that is independent (the samples within
+        one window share the machine's moment and the flood's state)."""
+        return [_ratio(q[which], f[which]) for q, f in self.pairs]
 
     def lines(self) -> list[str]:
         out = [f"{self.name}: {dict(self.result.answers)}"
                + (f" {self.result.notes}" if self.result.notes else "")]
         for which, label in ((0, "act->view"), (1, "bot turn")):
             quiet, flood = self.quiet[which], self.flood[which]
+            pairs = ", ".join(f"{r:.2f}" for r in self.pair_ratios(which))
             out.append(
                 f"  {label:9} quiet p50 {ms(quiet, 50)} p90 {ms(quiet, 90)} (n={len(quiet)})"
                 f" | flood p50 {ms(flood, 50)} p90 {ms(flood, 90)} (n={len(flood)})"
-                f" | ratio p50 {self.ratio(which):.2f}")
+                f" | ratio p50 {self.ratio(which):.2f} (each pair of windows: {pairs})")
         return out
+
+
+def _ratio(quiet: Sequence[float], flood: Sequence[float]) -> float:
+    if not quiet or not flood:
+        return float("nan")
+    return statistics.median(flood) / statistics.median(quiet)
 
 
 def ms(values: Sequence[float], q: float) -> str:
@@ -594,17 +618,29 @@ def ms(values: Sequence[float], q: float) -> str:
 
 
 async def measure(base: str, name: str, seconds: float, quiet: float = 5.0,
-                  **options: Any) -> Measure:
-    """The probe quiet for ``quiet`` s, then during the flood ``name``, which runs in a
-    process of its own (:func:`flood_in_process`): a flood's clients sharing the probe's
-    event loop would delay the probe itself, and the figure would be the client's."""
+                  repeat: int = 1, **options: Any) -> Measure:
+    """The probe quiet for ``quiet`` s, then during the flood ``name`` for ``seconds``, the
+    pair ``repeat`` times. The flood runs in a process of its own
+    (:func:`flood_in_process`): a flood's clients sharing the probe's event loop would delay
+    the probe itself, and the figure would be the client's. Quiet and flooded windows
+    alternate so that a change of the shared machine's load falls on both."""
+    result = FloodResult()
+    pairs = []
     async with Probe(base) as probe:
-        start = time.monotonic()
-        await asyncio.sleep(quiet)
-        middle = time.monotonic()
-        result = await flood_in_process(base, name, seconds, **options)
-        end = time.monotonic()
-        return Measure(name, result, probe.during(start, middle), probe.during(middle, end))
+        for _ in range(repeat):
+            start = time.monotonic()
+            await asyncio.sleep(quiet)
+            middle = time.monotonic()
+            flooding = flood_in_process(base, name, seconds, **options)
+            if name == "half-open":
+                found, _ = await asyncio.gather(flooding, new_clients(base, seconds, result))
+            else:
+                found = await flooding
+            end = time.monotonic()
+            result.answers.update(found.answers)
+            result.notes.update(found.notes)
+            pairs.append((probe.during(start, middle), probe.during(middle, end)))
+        return Measure(name, result, pairs)
 
 
 async def flood_in_process(base: str, name: str, seconds: float, **options: Any
@@ -698,7 +734,7 @@ def serve_options(name: str, lobby: int) -> list[str]:
 
 
 async def run(names: Sequence[str], seconds: float, half_open: int, lobby: int,
-              folder: Path) -> None:
+              folder: Path, repeat: int = 1) -> None:
     for name in names:
         with server(folder, serve_options(name, lobby), lobby=lobby if name == "lobby" else 0
                     ) as (base, log_path):
@@ -708,7 +744,7 @@ async def run(names: Sequence[str], seconds: float, half_open: int, lobby: int,
             if name == "lobby":
                 print(f"(the server started with {lobby} public tables waiting)")
             if name in MEASURED:
-                found = await measure(base, name, seconds, **options)
+                found = await measure(base, name, seconds, repeat=repeat, **options)
                 print("\n".join(found.lines()), flush=True)
             else:
                 result = await flood_in_process(base, name, seconds)
@@ -728,6 +764,8 @@ def main() -> None:
                         help="connections of the half-open flood")
     parser.add_argument("--lobby", type=int, default=9400,
                         help="public tables waiting when the lobby flood starts")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="pairs of windows (quiet, flooded) for each measured flood")
     parser.add_argument("--child", metavar="BASE", help=argparse.SUPPRESS)
     parser.add_argument("--fill", metavar="DB", help=argparse.SUPPRESS)
     parser.add_argument("--options", default="{}", help=argparse.SUPPRESS)
@@ -745,7 +783,8 @@ def main() -> None:
     print(f"open files: {raise_nofile()}; cpus: {os.cpu_count()}; "
           f"load average: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="minodice-floods-") as folder:
-        asyncio.run(run(names, args.seconds, args.half_open, args.lobby, Path(folder)))
+        asyncio.run(run(names, args.seconds, args.half_open, args.lobby, Path(folder),
+                        args.repeat))
 
 
 if __name__ == "__main__":

@@ -37,10 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
 
-from engine import PLAYERS, Figures, Run, minodice_fast, openspiel_fast
+from engine import PLAYERS, Figures, Run, minodice_fast, openspiel_fast, openspiel_generic_loop
 from minodice.envs.pettingzoo import MinoDiceEnv
-
-OS_CHANCE, OS_TERMINAL = -1, -4
 
 
 def pettingzoo_loop(seconds: float, seed: int) -> Run:
@@ -72,26 +70,7 @@ def openspiel_minodice(seconds: float, seed: int) -> Run:
     import minodice.envs.openspiel  # noqa: F401  (registers python_minodice)
 
     game = pyspiel.load_game("python_minodice", {"players": PLAYERS})
-    rng = random.Random(seed)
-    rand = rng.random
-    games = decisions = chances = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while True:
-            player = state.current_player()
-            if player == OS_CHANCE:
-                actions, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(rng.choices(actions, weights=probs)[0])
-                chances += 1
-            elif player == OS_TERMINAL:
-                break
-            else:
-                actions = state.legal_actions()
-                state.apply_action(actions[int(rand() * len(actions))])
-                decisions += 1
-        games += 1
-    return games, decisions, chances, time.perf_counter() - start
+    return openspiel_generic_loop(game, seconds, seed)
 
 
 def batched(n: int) -> Callable[[float, int], Run]:

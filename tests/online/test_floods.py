@@ -138,7 +138,9 @@ async def test_slow_and_half_open_connections_are_closed(tmp_path: Path) -> None
     with with_options(tmp_path, "--request-timeout", "2") as start:
         base = start().base
         result = floods.FloodResult()
-        await floods.flood_half_open(base, 8.0, result, connections=200, addresses=5)
+        await asyncio.gather(
+            floods.flood_half_open(base, 8.0, result, connections=200, addresses=5),
+            floods.new_clients(base, 8.0, result))
     answers = result.answers
     assert answers["opened"] == 200, answers
     assert answers["closed by the server"] == 200, answers
@@ -153,7 +155,9 @@ async def test_a_full_server_closes_the_oldest_unfinished_request(tmp_path: Path
             as start:
         base = start().base
         result = floods.FloodResult()
-        await floods.flood_half_open(base, 5.0, result, connections=150, addresses=5)
+        await asyncio.gather(
+            floods.flood_half_open(base, 5.0, result, connections=150, addresses=5),
+            floods.new_clients(base, 5.0, result))
     answers = result.answers
     assert answers["new clients failed"] == 0, answers
     assert answers["new clients served"] >= 3, answers
