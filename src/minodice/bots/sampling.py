@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 import random
+from operator import add, mul
 
 from minodice.bots.strength import Strength, choose_kind
-from minodice.core.dice import SYMBOL_BASE, Hand
+from minodice.core.dice import KIND_BITS, SYMBOL_BASE, Hand
 from minodice.core.tables import tables_for
 from minodice.core.view import SeatView
-from minodice.core.world import initial_hands
 
 
 def void_kinds(view: SeatView) -> list[set[int]]:
@@ -55,26 +55,6 @@ def rolled_counts(view: SeatView) -> list[list[int]]:
         for roll in trick:
             out[roll.seat][ds.kind(roll.kind).index] += 1
     return out
-
-
-def _eligible(pool: list[int], allowed: set[int] | None) -> list[int]:
-    """The unseen dice one by one (kind indices), among allowed kinds."""
-    return [k for k, c in enumerate(pool) for _ in range(c) if allowed is None or k in allowed]
-
-
-def _draw(bag: list[int], kinds: int, size: int, rng: random.Random) -> list[int] | None:
-    """Draw ``size`` dice (counts by kind) from ``bag``, which is left unchanged."""
-    if len(bag) < size:
-        return None
-    bag = bag[:]
-    counts = [0] * kinds
-    m = len(bag)
-    for _ in range(size):
-        j = int(rng.random() * m)
-        m -= 1
-        counts[bag[j]] += 1
-        bag[j] = bag[m]
-    return counts
 
 
 def _assign_by_flow(pool: list[int], allowed: list[set[int] | None],
@@ -124,6 +104,162 @@ def _assign_by_flow(pool: list[int], allowed: list[set[int] | None],
     return flow
 
 
+class Unseen:
+    """What one view says about the dice its seat cannot see, worked out once.
+
+    A search decision samples hundreds of worlds from the same view; the unseen dice, the
+    voids, the dice each seat has rolled and the rolls' kinds are the same for all of them,
+    so they are read from the view once here instead of once per world. The draws are the
+    same as :func:`sample_hands` documents, with the same random numbers, so a seed gives
+    the same worlds whichever entry point is used.
+    """
+
+    def __init__(self, view: SeatView) -> None:
+        ds = view.dice_set
+        self.view = view
+        self.nkinds = len(ds.kinds)
+        self.pool = unseen_counts(view)
+        self.voids = void_kinds(view)
+        self.rolled = rolled_counts(view)
+        self.others = [s for s in range(view.players) if s != view.seat]
+        # The kinds each seat may hold (None: any), ascending: a void spares special dice.
+        self.allowed: list[list[int] | None] = [
+            [k for k in range(self.nkinds) if k not in voids or ds.special[k]] if voids
+            else None
+            for voids in self.voids]
+        # What the dice a seat has rolled add to its hand's key (its hand as drawn).
+        self.rolled_keys = [sum(c << (KIND_BITS * k) for k, c in enumerate(counts))
+                            for counts in self.rolled]
+        # Every roll of the round: (trick index, position, seat, kind, face code).
+        self.rolls = [(t, position, roll.seat, ds.kind(roll.kind).index, roll.face.code)
+                      for t, trick in enumerate(view.round_tricks)
+                      for position, roll in enumerate(trick)]
+
+    def sample(self, rng: random.Random, strength: Strength | None = None,
+               candidates: int = 1, bid_fit: float = 1.5) -> list[Hand]:
+        """:func:`sample_hands` for this view."""
+        for _ in range(20):
+            hands = self._try(rng, strength, candidates, bid_fit)
+            if hands is not None:
+                return hands
+        return self._by_flow()
+
+    def _by_flow(self) -> list[Hand]:
+        """Any consistent deal, for when random draws in turn keep failing the voids."""
+        view = self.view
+        ds = view.dice_set
+        allowed: list[set[int] | None] = [
+            {k for k in range(self.nkinds) if k not in self.voids[s] or ds.special[k]}
+            for s in self.others]
+        flow = _assign_by_flow(list(self.pool), allowed,
+                               [view.hand_sizes[s] for s in self.others])
+        if flow is None:
+            raise ValueError("no deal of the unseen dice agrees with this view")
+        hands = [view.hand] * view.players
+        for seat, counts in zip(self.others, flow, strict=True):
+            hands[seat] = ds.hand_of_counts(counts)
+        return hands
+
+    def _try(self, rng: random.Random, strength: Strength | None, candidates: int,
+             bid_fit: float) -> list[Hand] | None:
+        view = self.view
+        ds = view.dice_set
+        nkinds = self.nkinds
+        pool = list(self.pool)
+        voids = self.voids
+        others = list(self.others)
+        rng.shuffle(others)
+        # The most constrained seats first, so that their narrower choice is not used up.
+        others.sort(key=lambda s: -len(voids[s]))
+        hands: list[Hand] = [view.hand] * view.players
+        use_bids = strength is not None and candidates > 1 and view.all_bids_in
+        draws = candidates if use_bids else 1
+        power = strength.power(view.players) if strength is not None else ()
+        rand = rng.random
+        for seat in others:
+            allowed = self.allowed[seat]
+            size = view.hand_sizes[seat]
+            bag: list[int] = []
+            for k in (range(nkinds) if allowed is None else allowed):
+                if pool[k]:
+                    bag.extend([k] * pool[k])
+            if len(bag) < size:
+                return None
+            options: list[list[int]] = []
+            for _ in range(draws):
+                # ``size`` dice without replacement (a partial Fisher-Yates on a copy).
+                left = bag[:]
+                counts = [0] * nkinds
+                m = len(left)
+                for _ in range(size):
+                    j = int(rand() * m)
+                    m -= 1
+                    counts[left[j]] += 1
+                    left[j] = left[m]
+                options.append(counts)
+            chosen = options[0]
+            if draws > 1:
+                bid = view.bids[seat] or 0
+                rolled = self.rolled[seat]
+                weights = []
+                for option in options:
+                    expected = sum(map(mul, map(add, option, rolled), power))
+                    weights.append(math.exp(-((expected - bid) ** 2) / bid_fit))
+                pick = rand() * sum(weights)
+                for option, weight in zip(options, weights, strict=True):
+                    pick -= weight
+                    if pick <= 0:
+                        chosen = option
+                        break
+            key = 0
+            for k, c in enumerate(chosen):
+                if c:
+                    pool[k] -= c
+                    key += c << (KIND_BITS * k)
+            hands[seat] = ds.hand_of_key(key)
+        return hands
+
+    def policy_likelihood(self, hands: list[Hand], strength: Strength,
+                          mismatch: float) -> float:
+        """:func:`policy_likelihood` for this view."""
+        view = self.view
+        tables = tables_for(view.dice_set)
+        power = strength.power(view.players)
+        current = [h.key + extra for h, extra in zip(hands, self.rolled_keys, strict=True)]
+        won = [0] * view.players
+        weight = 1.0
+        bids = view.bids
+        winners = view.round_trick_winners
+        me = view.seat
+        players = view.players
+        mask = best = 0
+        follow = -1
+        trick_at = 0
+        for t_index, position, seat, kind, code in self.rolls:
+            if t_index != trick_at:  # a new trick: the last one's winner counts it
+                for done in range(trick_at, t_index):
+                    if done < len(winners):
+                        won[winners[done]] += 1
+                trick_at = t_index
+                mask = best = 0
+                follow = -1
+            if seat != me and bids[seat] is not None:
+                held = tables.kinds_for(current[seat], follow)
+                if len(held) > 1:
+                    choice = choose_kind(strength, held, mask, best, position == 0,
+                                         players - 1 - position,
+                                         (bids[seat] or 0) - won[seat], power)
+                    if choice != kind:
+                        weight *= mismatch
+            current[seat] -= tables.shift[kind]
+            follow = tables.follow_after[follow + 1][kind]
+            if code >= SYMBOL_BASE:
+                mask |= 1 << (code - SYMBOL_BASE)
+            elif code > best:
+                best = code
+        return weight
+
+
 def sample_hands(
     view: SeatView,
     rng: random.Random,
@@ -136,75 +272,10 @@ def sample_hands(
     With ``strength`` and ``candidates > 1`` and the bids revealed, each other seat's hand
     is chosen among ``candidates`` draws with weights ``exp(-(E - bid)² / bid_fit)`` that
     favour hands whose expected tricks E (at the start of the round) are near the bid.
+    Random draws in turn that keep failing the voids fall back on any consistent deal.
+    Many worlds from one view: :class:`Unseen` reads the view once.
     """
-    for _ in range(20):
-        hands = _try_sample(view, rng, strength, candidates, bid_fit)
-        if hands is not None:
-            return hands
-    # Random draws in turn kept failing the voids: take any consistent assignment.
-    ds = view.dice_set
-    voids = void_kinds(view)
-    others = [s for s in range(view.players) if s != view.seat]
-    allowed: list[set[int] | None] = [
-        {k for k in range(len(ds.kinds)) if k not in voids[s] or ds.special[k]}
-        for s in others]
-    flow = _assign_by_flow(unseen_counts(view), allowed, [view.hand_sizes[s] for s in others])
-    if flow is None:
-        raise ValueError("no deal of the unseen dice agrees with this view")
-    hands = [view.hand] * view.players
-    for seat, counts in zip(others, flow, strict=True):
-        hands[seat] = ds.hand_of_counts(counts)
-    return hands
-
-
-def _try_sample(
-    view: SeatView,
-    rng: random.Random,
-    strength: Strength | None,
-    candidates: int,
-    bid_fit: float,
-) -> list[Hand] | None:
-    ds = view.dice_set
-    pool = unseen_counts(view)
-    voids = void_kinds(view)
-    rolled = rolled_counts(view)
-    others = [s for s in range(view.players) if s != view.seat]
-    rng.shuffle(others)
-    # The most constrained seats first, so that their narrower choice is not used up.
-    others.sort(key=lambda s: -len(voids[s]))
-    hands: list[Hand] = [view.hand] * view.players
-    use_bids = strength is not None and candidates > 1 and view.all_bids_in
-    for seat in others:
-        allowed = None
-        if voids[seat]:
-            allowed = {k for k in range(len(pool)) if k not in voids[seat] or ds.special[k]}
-        size = view.hand_sizes[seat]
-        options: list[list[int]] = []
-        bag = _eligible(pool, allowed)
-        for _ in range(candidates if use_bids else 1):
-            drawn = _draw(bag, len(pool), size, rng)
-            if drawn is None:
-                return None
-            options.append(drawn)
-        chosen = options[0]
-        if use_bids and len(options) > 1:
-            assert strength is not None
-            bid = view.bids[seat] or 0
-            weights = []
-            for option in options:
-                initial = [a + b for a, b in zip(option, rolled[seat], strict=True)]
-                expected = strength.expected_tricks(initial, view.players)
-                weights.append(math.exp(-((expected - bid) ** 2) / bid_fit))
-            pick = rng.random() * sum(weights)
-            for option, weight in zip(options, weights, strict=True):
-                pick -= weight
-                if pick <= 0:
-                    chosen = option
-                    break
-        for k, c in enumerate(chosen):
-            pool[k] -= c
-        hands[seat] = ds.hand_of_counts(chosen)
-    return hands
+    return Unseen(view).sample(rng, strength, candidates, bid_fit)
 
 
 def policy_likelihood(
@@ -221,34 +292,4 @@ def policy_likelihood(
     Against players who think like the heuristic this sharpens the guess a lot; against
     others a ``mismatch`` well above 0 keeps every consistent world possible.
     """
-    ds = view.dice_set
-    tables = tables_for(ds)
-    power = strength.power(view.players)
-    current = [h.key for h in initial_hands(view, hands)]
-    won = [0] * view.players
-    weight = 1.0
-    bids = view.bids
-    for t_index, trick in enumerate(view.round_tricks):
-        mask = best = 0
-        follow = -1
-        for position, roll in enumerate(trick):
-            kind = ds.kind(roll.kind).index
-            seat = roll.seat
-            if seat != view.seat and bids[seat] is not None:
-                held = tables.kinds_for(current[seat], follow)
-                if len(held) > 1:
-                    choice = choose_kind(strength, held, mask, best, position == 0,
-                                         view.players - 1 - position,
-                                         (bids[seat] or 0) - won[seat], power)
-                    if choice != kind:
-                        weight *= mismatch
-            current[seat] -= tables.shift[kind]
-            follow = tables.follow_after[follow + 1][kind]
-            code = roll.face.code
-            if code >= SYMBOL_BASE:
-                mask |= 1 << (code - SYMBOL_BASE)
-            elif code > best:
-                best = code
-        if t_index < len(view.round_trick_winners):
-            won[view.round_trick_winners[t_index]] += 1
-    return weight
+    return Unseen(view).policy_likelihood(hands, strength, mismatch)

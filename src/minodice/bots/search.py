@@ -30,7 +30,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from minodice.bots.sampling import policy_likelihood, sample_hands
+from minodice.bots.sampling import Unseen
 from minodice.bots.strength import (
     ExpectedScorePolicy,
     PolicyCache,
@@ -154,8 +154,9 @@ def evaluate_bids(
     if value_of is None:
         def value_of(points: Sequence[int]) -> float:
             return round_value(points, seat, spite)
+    unseen = Unseen(view)
     for _ in range(samples):
-        hands = sample_hands(view, rng)
+        hands = unseen.sample(rng)
         world = world_from_view(view, hands)
         others = heuristic_bids(strength, hands, view.players, r)
         if announced is not None:
@@ -255,15 +256,19 @@ class SearchBot:
         bid = evaluation.best()
         return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
 
-    def _sample_world(self, view: SeatView, rng: random.Random,
-                      strength: Strength) -> list[Hand]:
-        """One world's hands: the best-fitting of ``world_tries`` samples, drawn by weight."""
+    def _sample_world(self, view: SeatView, rng: random.Random, strength: Strength,
+                      unseen: Unseen | None = None) -> list[Hand]:
+        """One world's hands: the best-fitting of ``world_tries`` samples, drawn by weight.
+
+        ``unseen`` is what the view says of the hidden dice, read once per decision."""
+        if unseen is None:
+            unseen = Unseen(view)
         tries = self.world_tries if view.round_tricks else 1
-        options = [sample_hands(view, rng, strength, self.world_candidates, self.bid_fit)
+        options = [unseen.sample(rng, strength, self.world_candidates, self.bid_fit)
                    for _ in range(tries)]
         if tries == 1:
             return options[0]
-        weights = [policy_likelihood(view, o, strength, self.policy_fit) for o in options]
+        weights = [unseen.policy_likelihood(o, strength, self.policy_fit) for o in options]
         pick = rng.random() * sum(weights)
         for option, weight in zip(options, weights, strict=True):
             pick -= weight
@@ -286,8 +291,9 @@ class SearchBot:
         trick = len(view.round_trick_winners)  # the trick this die goes to
         policy, smart = self.policy_for(view)
         value_of = self.outcome_value(view)
+        unseen = Unseen(view)
         for _ in range(samples):
-            hands = self._sample_world(view, rng, strength)
+            hands = self._sample_world(view, rng, strength, unseen)
             world = world_from_view(view, hands)
             seed = rng.random()
             for j, action in enumerate(legal):
