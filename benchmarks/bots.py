@@ -16,6 +16,7 @@ Seeds are fresh unless ``--seed`` is given (and printed either way): figures mea
 seed used while tuning a bot flatter it.
 
 Run: ``python benchmarks/bots.py [--games 2000] [--workers 2] [--timing-games 30]``.
+:func:`play_games` and :func:`by_round` serve ``benchmarks/expert.py`` too.
 Decision times from multi-worker runs are shown too, but the single-worker figures are the
 ones to compare with the targets.
 """
@@ -24,9 +25,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import secrets
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
 
@@ -38,7 +41,7 @@ from minodice.play.tournament import (
     games_needed,
     paired_differences,
     percentile,
-    run_games,
+    play_one,
     summarize_games,
 )
 
@@ -60,18 +63,38 @@ def by_round(results: list[GameResult], bot: str) -> list[tuple[int, int]]:
     return table
 
 
-def run(label: str, spec: TournamentSpec, workers: int) -> list[GameResult]:
+def play_games(label: str, spec: TournamentSpec, workers: int,
+               save: Path | None = None) -> list[GameResult]:
+    """Play ``spec``'s games in ``workers`` processes (results in game order), printing
+    progress; with ``save``, each finished game is appended to it (JSON lines, without
+    its record) at once, so that a run stopped early keeps what it played."""
     start = time.perf_counter()
-    done = [0]
-
-    def progress(n: int) -> None:
-        if n - done[0] >= max(1, spec.games // 20) or n == spec.games:
-            done[0] = n
-            print(f"  {label}: {n}/{spec.games} games, {time.perf_counter() - start:.0f} s",
-                  flush=True)
-
-    results = run_games(spec, workers, progress)
+    results: list[GameResult] = []
+    out = save.open("a", encoding="utf-8") if save is not None else None
+    try:
+        with ProcessPoolExecutor(max_workers=workers,
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(play_one, spec, i) for i in range(spec.games)]
+            for n, future in enumerate(as_completed(futures), start=1):
+                result = future.result()
+                results.append(result)
+                if out is not None:
+                    row = {k: v for k, v in asdict(result).items() if k != "record"}
+                    out.write(json.dumps({"label": label, "seed": spec.seed, **row}) + "\n")
+                    out.flush()
+                if n % max(1, spec.games // 20) == 0 or n == spec.games:
+                    print(f"  {label}: {n}/{spec.games} games, "
+                          f"{time.perf_counter() - start:.0f} s", flush=True)
+    finally:
+        if out is not None:
+            out.close()
+    results.sort(key=lambda r: r.index)
     print(f"{label}: {time.perf_counter() - start:.0f} s with {workers} worker(s)")
+    return results
+
+
+def run(label: str, spec: TournamentSpec, workers: int) -> list[GameResult]:
+    results = play_games(label, spec, workers)
     print(render_tournament(summarize_games(results), spec.games, spec.players,
                             paired_differences(results), spec.seed))
     print()

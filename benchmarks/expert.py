@@ -25,16 +25,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import random
 import secrets
 import statistics
+import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bots import by_round, play_games
 from minodice.bots.loading import make_bot
 from minodice.bots.protocol import Bot
 from minodice.cli.reports import render_tournament
@@ -48,7 +49,6 @@ from minodice.play.tournament import (
     TournamentSpec,
     paired_differences,
     percentile,
-    play_one,
     summarize_games,
 )
 
@@ -56,49 +56,6 @@ from minodice.play.tournament import (
 #: sees every hand (the perfect-knowledge bound).
 HARD_VS_EASY = 0.464
 PERFECT_VS_EASY = 0.59
-
-
-def by_round(results: list[GameResult], bot: str) -> list[tuple[int, int]]:
-    """(made, bids) per round number for every seat ``bot`` sat in."""
-    table: list[tuple[int, int]] = []
-    for result in results:
-        for seat, name in enumerate(result.seat_bots):
-            if name != bot:
-                continue
-            for r, made in enumerate(result.made_by_round[seat]):
-                while len(table) <= r:
-                    table.append((0, 0))
-                m, n = table[r]
-                table[r] = (m + int(made), n + 1)
-    return table
-
-
-def run(label: str, spec: TournamentSpec, workers: int, save: Path | None) -> list[GameResult]:
-    """Play ``spec``'s games in ``workers`` processes; each finished game is appended to
-    ``save`` (JSON lines) at once, so that a run stopped early keeps what it played."""
-    start = time.perf_counter()
-    results: list[GameResult] = []
-    out = save.open("a", encoding="utf-8") if save is not None else None
-    try:
-        with ProcessPoolExecutor(max_workers=workers,
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(play_one, spec, i) for i in range(spec.games)]
-            for n, future in enumerate(as_completed(futures), start=1):
-                result = future.result()
-                results.append(result)
-                if out is not None:
-                    row = {k: v for k, v in asdict(result).items() if k != "record"}
-                    out.write(json.dumps({"label": label, "seed": spec.seed, **row}) + "\n")
-                    out.flush()
-                if n % max(1, spec.games // 20) == 0 or n == spec.games:
-                    print(f"  {label}: {n}/{spec.games} games, "
-                          f"{time.perf_counter() - start:.0f} s", flush=True)
-    finally:
-        if out is not None:
-            out.close()
-    results.sort(key=lambda r: r.index)
-    print(f"{label}: {time.perf_counter() - start:.0f} s with {workers} worker(s)")
-    return results
 
 
 def whole_deals(results: list[GameResult]) -> list[GameResult]:
@@ -241,12 +198,12 @@ def main() -> None:
         spec = TournamentSpec(4, ("expert", "hard", "hard", "hard"), args.games, args.seed,
                               time_limit=None)
         summary("expert vs 3 hard", args.seed,
-                run("expert vs 3 hard", spec, args.workers, args.save))
+                play_games("expert vs 3 hard", spec, args.workers, args.save))
     if args.easy_games:
         spec = TournamentSpec(4, ("expert", "easy", "easy", "easy"), args.easy_games,
                               args.seed + 1, time_limit=None)
         summary("expert vs 3 easy", args.seed + 1,
-                run("expert vs 3 easy", spec, args.workers, args.save))
+                play_games("expert vs 3 easy", spec, args.workers, args.save))
 
 
 if __name__ == "__main__":
