@@ -38,13 +38,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bots import by_round, play_games
 from minodice.bots.loading import make_bot
 from minodice.bots.protocol import Bot
+from minodice.bots.search import SearchBot
 from minodice.cli.reports import render_tournament
-from minodice.core.actions import Action
+from minodice.core.actions import Action, Bid
 from minodice.core.dice import load_dice_set
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig
 from minodice.core.view import SeatView
-from minodice.play.match import GameResult, play_bot_game
+from minodice.play.match import GameResult, made_by_round, play_bot_game
 from minodice.play.tournament import (
     TournamentSpec,
     paired_differences,
@@ -99,33 +100,45 @@ def report(results: list[GameResult], opponent: str) -> None:
 
 class _Timed:
     """A bot whose decisions are timed in CPU seconds of this process (what one core
-    gives it, however busy the machine) and in wall seconds."""
+    gives it, however busy the machine) and in wall seconds.
 
-    def __init__(self, bot: Bot) -> None:
+    With ``forecast``, after each bid (outside the timing) it also asks the bot's own model
+    how likely that bid is to be made (:meth:`SearchBot.make_chance`), by round, so that
+    the forecasts can be set beside the bids really made.
+    """
+
+    def __init__(self, bot: Bot, forecast: bool = False) -> None:
         self.bot = bot
+        self.forecast = forecast
         self.cpu: list[float] = []
         self.wall: list[float] = []
+        self.forecasts: list[tuple[int, float]] = []  # (round, forecast chance), game order
 
     def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         cpu, wall = time.process_time(), time.perf_counter()
         action = self.bot.act(view, legal, rng)
         self.cpu.append(time.process_time() - cpu)
         self.wall.append(time.perf_counter() - wall)
+        if self.forecast and isinstance(action, Bid) and isinstance(self.bot, SearchBot):
+            chance = self.bot.make_chance(view, action.tricks, random.Random(len(self.cpu)))
+            self.forecasts.append((view.round_no, chance))
         return action
 
 
 def timing(games: int, seed: int) -> None:
     """The expert's decision times in games against three hard, in this one process, and
     hard's in the same games: the reference, since a busy machine slows both alike."""
-    expert = _Timed(make_bot("expert"))
+    expert = _Timed(make_bot("expert"), forecast=True)
     hard = [_Timed(make_bot("hard")) for _ in range(3)]
+    made: list[bool] = []
     for game in range(games):
         bots: list[Bot] = list(hard)
         bots.insert(game % 4, expert)
         names = ["hard"] * 4
         names[game % 4] = "expert"
         config = GameConfig(4, load_dice_set("mino"), Variant.STANDARD, game % 4)
-        play_bot_game(config, bots, names, seed, game, f"{seed}:timing:{game}")
+        state, _ = play_bot_game(config, bots, names, seed, game, f"{seed}:timing:{game}")
+        made.extend(made_by_round(state)[game % 4])
     for what in ("cpu", "wall"):
         mine = [t * 1000 for t in getattr(expert, what)]
         theirs = [t * 1000 for h in hard for t in getattr(h, what)]
@@ -136,7 +149,24 @@ def timing(games: int, seed: int) -> None:
               f"{percentile(theirs, 0.99):.1f} ms; expert / hard: median "
               f"{statistics.median(mine) / statistics.median(theirs):.2f}, p99 "
               f"{percentile(mine, 0.99) / percentile(theirs, 0.99):.2f}")
+    forecast_report(expert.forecasts, made)
     print()
+
+
+def forecast_report(forecasts: list[tuple[int, float]], made: list[bool]) -> None:
+    """The expert's forecast chance of making its bids (its own model) against the share
+    it made, overall and by round: a forecast well above the share made means the
+    play-outs it bids by are too hopeful."""
+    if not forecasts:
+        return
+    print(f"expert's bids, {len(made)} in these games: its model forecast making "
+          f"{statistics.mean(f for _, f in forecasts):.1%} of them, it made "
+          f"{statistics.mean(made):.1%}")
+    rounds = sorted({r for r, _ in forecasts})
+    for r in rounds:
+        pairs = [(f, m) for (rr, f), m in zip(forecasts, made, strict=True) if rr == r]
+        print(f"  round {r}: forecast {statistics.mean(f for f, _ in pairs):.1%}, made "
+              f"{statistics.mean(m for _, m in pairs):.1%} of {len(pairs)}")
 
 
 def load_saved(path: Path) -> dict[str, tuple[int, list[GameResult]]]:

@@ -112,3 +112,15 @@ def test_expert_is_a_builtin_level() -> None:
     assert bot.act(seat_view, seat_view.legal_actions, random.Random(1)) in (
         seat_view.legal_actions)
 
+
+
+def test_the_make_chances_of_a_one_die_round_add_up_to_one() -> None:
+    # Round 1: the one die is rolled whatever the bid, so in the same play-outs (same
+    # seed) the bot makes either the bid 0 or the bid 1.
+    for own, likely in (("gray", 0), ("minotaur", 1)):
+        seat_view = last_round_view([0, 0, 0, 0], own, round_no=1)
+        bot = ExpertBot()
+        chances = [bot.make_chance(seat_view, bid, random.Random(3), samples=60)
+                   for bid in (0, 1)]
+        assert sum(chances) == pytest.approx(1.0)
+        assert chances[likely] > 0.5

@@ -256,6 +256,21 @@ class SearchBot:
         bid = evaluation.best()
         return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
 
+    def make_chance(self, view: SeatView, bid: int, rng: random.Random,
+                    samples: int | None = None) -> float:
+        """The chance this bot's own model gives of making ``bid`` from ``view`` (its turn
+        to bid): the share of its bidding play-outs in which it wins exactly ``bid`` tricks.
+
+        Set beside the bids it really makes, it says whether the play-outs it bids by are
+        too hopeful (its play in them, or the opponents it models, differ from the game's).
+        """
+        if samples is None:
+            samples = self._samples(self.bid_budget, view.players * view.round_no)
+        policy, smart = self.policy_for(view)
+        evaluation = evaluate_bids(view, rng, samples, [bid], self.spite, policy, smart,
+                                   value_of=self.outcome_value(view))
+        return evaluation.tricks[bid][bid] / samples
+
     def _sample_world(self, view: SeatView, rng: random.Random, strength: Strength,
                       unseen: Unseen | None = None) -> list[Hand]:
         """One world's hands: the best-fitting of ``world_tries`` samples, drawn by weight.
