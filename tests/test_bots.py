@@ -25,7 +25,13 @@ import pytest
 from minodice.bots.loading import load_bot_factory, make_bot
 from minodice.bots.protocol import BUILTIN_BOTS, Bot, BotError
 from minodice.bots.random_bot import RandomBot
-from minodice.bots.sampling import sample_hands, unseen_counts, void_kinds
+from minodice.bots.sampling import (
+    Unseen,
+    policy_likelihood,
+    sample_hands,
+    unseen_counts,
+    void_kinds,
+)
 from minodice.bots.search import SearchBot
 from minodice.bots.strength import strength_of
 from minodice.core.actions import Action, Bid, Roll
@@ -539,6 +545,29 @@ def test_sampled_hands_respect_voids_sizes_and_the_bag(edition: str) -> None:
     assert samples > 500
     assert full_bag > 0  # 6 players, round 6: every die is out
     assert voids_seen > 50
+
+
+def test_one_reading_of_the_view_serves_every_world() -> None:
+    # A search reads the view once (Unseen) and draws hundreds of worlds from it: each
+    # draw must start afresh (nothing of the last world's dice left over), so the worlds
+    # and their weights are those of reading the view anew every time.
+    checked = 0
+    for players in (3, 4, 6):
+        strength = strength_of(load_dice_set("mino"))
+        for state, seat in decision_points(players, "mino", 5 * players):
+            v = view(state, seat)
+            if state.phase is not Phase.PLAY:
+                continue
+            unseen = Unseen(v)
+            shared, fresh = random.Random(checked), random.Random(checked)
+            for _ in range(3):
+                hands = unseen.sample(shared, strength, candidates=4, bid_fit=0.5)
+                assert hands == sample_hands(v, fresh, strength, candidates=4, bid_fit=0.5)
+                check_sample(state, v, hands)
+                assert unseen.policy_likelihood(hands, strength, 0.1) == (
+                    policy_likelihood(v, hands, strength, 0.1))
+            checked += 1
+    assert checked > 50
 
 
 def test_sampled_worlds_reproduce_the_view() -> None:
