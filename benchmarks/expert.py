@@ -6,6 +6,11 @@
 - the share of bids ``expert`` makes, overall and by round (target >= 65%), beside hard's
   in the same games;
 - ``expert``'s decision times on one core: median (target <= 100 ms) and p99 (<= 1 s);
+- optionally (``--bid-positions``) what a higher share of bids made would cost: in the
+  expert's own model, the chance of making the bid it picks against that of the bid
+  likeliest to be made, and the points the latter gives up;
+- in the timed games, the chance the expert's model gave of making each bid it made,
+  beside the share it made;
 - optionally (``--easy-games``) ``expert`` against three ``easy``, the line-up in which
   ``hard`` wins 0.464 and a bot that sees every hand about 0.59 (the issue's figures), so
   that the share of that gap the expert closes can be stated.
@@ -36,9 +41,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bots import by_round, play_games
+from minodice.bots.expert import ExpertBot
 from minodice.bots.loading import make_bot
 from minodice.bots.protocol import Bot
-from minodice.bots.search import SearchBot
+from minodice.bots.search import SearchBot, evaluate_bids
 from minodice.cli.reports import render_tournament
 from minodice.core.actions import Action, Bid
 from minodice.core.dice import load_dice_set
@@ -169,6 +175,65 @@ def forecast_report(forecasts: list[tuple[int, float]], made: list[bool]) -> Non
               f"{statistics.mean(m for _, m in pairs):.1%} of {len(pairs)}")
 
 
+class _BidViews:
+    """An ``easy`` bot that keeps the views of its bids (positions for :func:`bid_cost`)."""
+
+    def __init__(self, views: list[SeatView]) -> None:
+        self.bot = make_bot("easy")
+        self.views = views
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        if isinstance(legal[0], Bid):
+            self.views.append(view)
+        return self.bot.act(view, legal, rng)
+
+
+def bid_cost(positions: int, seed: int) -> None:
+    """What bidding for a high share of bids made would cost, in the expert's own model.
+
+    For ``positions`` bid decisions (from games of four ``easy``, every round alike), it
+    evaluates every bid as the expert does (its play-outs and samples, its measure of a
+    play-out) and compares the bid it picks with the bid most likely to be made: the
+    chance of making each, and the round points given up by bidding the likelier one.
+    If even the likeliest bids are made well under 65% of the time, no choice of bid
+    reaches that share: the play that steers to the bid has to improve.
+    """
+    views: list[SeatView] = []
+    game = 0
+    while len(views) < positions:
+        config = GameConfig(4, load_dice_set("mino"), Variant.STANDARD, game % 4)
+        play_bot_game(config, [_BidViews(views) for _ in range(4)], ["easy"] * 4, seed, game,
+                      f"{seed}:bids:{game}")
+        game += 1
+    expert = ExpertBot()
+    rows: list[tuple[int, float, float, float]] = []
+    # Every round equally often, whatever order the games gave the views in.
+    views.sort(key=lambda v: (v.round_no, v.own_seat))
+    step = len(views) / positions
+    for i in range(positions):
+        view = views[int(i * step)]
+        r = view.round_no
+        policy, smart = expert.policy_for(view)
+        samples = expert._samples(expert.bid_budget, (r + 1) * view.players * r)
+        ev = evaluate_bids(view, random.Random(i), samples, list(range(r + 1)), expert.spite,
+                           policy, smart, value_of=expert.outcome_value(view))
+        made = {b: ev.tricks[b][b] / samples for b in ev.bids}
+        picked = ev.best()
+        likeliest = max(ev.bids, key=lambda b: (made[b], ev.mean_value[b]))
+        rows.append((r, made[picked], made[likeliest],
+                     ev.mean_points[picked] - ev.mean_points[likeliest]))
+    print(f"bids in the expert's model, {positions} positions from games of four easy "
+          f"(seed {seed}): the bid it picks is made {statistics.mean(x[1] for x in rows):.1%} "
+          f"of the time, the bid likeliest to be made {statistics.mean(x[2] for x in rows):.1%}"
+          f", which gives up {statistics.mean(x[3] for x in rows):.1f} round points on average")
+    for r in sorted({x[0] for x in rows}):
+        xs = [x for x in rows if x[0] == r]
+        print(f"  round {r} ({len(xs)}): picked {statistics.mean(x[1] for x in xs):.1%}, "
+              f"likeliest {statistics.mean(x[2] for x in xs):.1%}, points given up "
+              f"{statistics.mean(x[3] for x in xs):.1f}")
+    print()
+
+
 def load_saved(path: Path) -> dict[str, tuple[int, list[GameResult]]]:
     """The games of a ``--save`` file, by run label: (seed, results)."""
     runs: dict[str, tuple[int, list[GameResult]]] = {}
@@ -203,6 +268,9 @@ def main() -> None:
                         help="games of expert vs 3 easy (0: skip)")
     parser.add_argument("--timing-games", type=int, default=4,
                         help="games (expert vs 3 hard) timed in this process (0: skip)")
+    parser.add_argument("--bid-positions", type=int, default=0,
+                        help="bid decisions on which to set the expert's bid beside the bid "
+                        "likeliest to be made, in its own model (0: skip)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=None,
                         help="first seed (default: a fresh one); the runs use seed, seed+1, "
@@ -220,6 +288,8 @@ def main() -> None:
         args.seed = secrets.randbelow(10**9)
     print(f"seeds {args.seed} to {args.seed + 2} (repeat with --seed {args.seed})")
     print()
+    if args.bid_positions:
+        bid_cost(args.bid_positions, args.seed + 2)
     if args.timing_games:
         timing(args.timing_games, args.seed + 2)
     # No time limit: it is wall time, which a niced run on a shared machine would trip;
