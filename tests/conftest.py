@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from services import Postgres, Redis, ServiceMissingError, postgres_server, redis_server
 
 
 @pytest.fixture
@@ -36,3 +39,38 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if (parts[0] in SLOW_FOLDERS or path.name in SLOW_FILES
                 or item.name.split("[")[0] in SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def postgres_service() -> Iterator[Postgres]:
+    """One PostgreSQL server for the session (started only if a test asks for it); a
+    missing binary fails the test with how to install it (never a silent skip)."""
+    try:
+        context = postgres_server()
+        server = context.__enter__()
+    except ServiceMissingError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        yield server
+    finally:
+        context.__exit__(None, None, None)
+
+
+@pytest.fixture
+def postgres_url(postgres_service: Postgres) -> str:
+    """The URL of a fresh, empty PostgreSQL database of this test's own."""
+    return postgres_service.new_database()
+
+
+@pytest.fixture(scope="session")
+def redis_service() -> Iterator[Redis]:
+    """One redis-server for the session (started only if a test asks for it)."""
+    try:
+        context = redis_server()
+        server = context.__enter__()
+    except ServiceMissingError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        yield server
+    finally:
+        context.__exit__(None, None, None)

@@ -30,10 +30,15 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     db: Annotated[
-        Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--db", help="SQLite file for tables (default: $MINODICE_DB or "
-                     "~/.local/share/minodice/server.sqlite3)."),
+        Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--db", help="SQLite file for tables, or a PostgreSQL URL "
+                     "(postgresql://USER:PASSWORD@HOST:PORT/DATABASE) for several processes "
+                     "(default: $MINODICE_DB or ~/.local/share/minodice/server.sqlite3)."),
     ] = None,
+    log_format: Annotated[str, typer.Option(help="Log lines as text, or json: one JSON "
+                                            "object a line, with table id and seq.")] = "text",
+    log_level: Annotated[str, typer.Option(help="Least level logged: debug (a line an "
+                                           "action), info, warning or error.")] = "info",
     bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before it acts, so "
                                              "that people can follow.")] = 0.8,
     grace: Annotated[float, typer.Option(help="Seconds a person may be away before a bot "
@@ -82,6 +87,7 @@ def serve(
 ) -> None:
     """Serve Mino Dice tables: people and bots play over HTTP and WebSockets."""
     import uvicorn
+    from sqlalchemy.engine import make_url
 
     from minodice.server.app import Caps, create_app, site_origins
     from minodice.server.botpool import BotPool
@@ -91,8 +97,9 @@ def serve(
         guarded_protocol,
         raise_descriptor_limit,
     )
+    from minodice.server.ops import configure_logging
     from minodice.server.room import Settings
-    from minodice.server.store import Store
+    from minodice.server.store import Store, engine_url
 
     if not 0 < port < 65536:
         raise typer.BadParameter(f"{port} is not a port", param_hint="--port")
@@ -111,14 +118,26 @@ def serve(
         if not value > 0:
             raise typer.BadParameter("must be more than 0", param_hint=name)
     proxies = [p.strip() for p in (forwarded_allow_ips or "").split(",") if p.strip()]
-    path = db or default_db()
+    if log_format not in ("text", "json"):
+        raise typer.BadParameter("text or json", param_hint="--log-format")
+    levels = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
+              "error": logging.ERROR}
+    if log_level not in levels:
+        raise typer.BadParameter(", ".join(levels), param_hint="--log-level")
+    configure_logging(log_format, levels[log_level])
+    url = db if db is not None and "://" in db else None
+    path: Path | str = Path(db) if db is not None and url is None else default_db()
+    if url is not None:
+        # Never a password in a message or a log.
+        path = make_url(engine_url(url)).render_as_string(hide_password=True)
     try:
-        store = Store.sqlite(path, durable)
-    except Exception as exc:  # a folder we may not write, a file that is no database
+        store = Store(url, durable) if url is not None else Store.sqlite(Path(path), durable)
+    except Exception as exc:  # a folder we may not write, a file that is no database,
+        # a database server that does not answer: the cause's kind, not its text (which
+        # may hold the URL)
         typer.echo(f"minodice serve: cannot open the database {path}: "
                    f"{type(exc).__name__}", err=True)
         raise typer.Exit(1) from None
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     caps = Caps(read_rate=read_rate, read_burst=read_rate * 6,
                 tables_burst=new_tables, tables_rate=new_tables / 600,
                 all_tables_rate=all_tables_rate, all_tables_burst=all_tables_rate * 10,

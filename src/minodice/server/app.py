@@ -50,6 +50,7 @@ from minodice.i18n.words import Words
 from minodice.server.botpool import BotPool, PoolBusyError, advice_json, trick_odds_json
 from minodice.server.collector import keep_collections_short
 from minodice.server.lobby import LOBBY_PAGE, LOBBY_PAGE_MAX, ApiError, Lobby
+from minodice.server.ops import operations_router
 from minodice.server.protocol import (
     MAX_MESSAGE,
     Act,
@@ -443,6 +444,7 @@ def create_app(
                   description="Mino Dice tables: the HTTP part of the `minodice-table` "
                   "protocol (docs/PROTOCOL.md). Play goes over `GET /ws/ID?token=T`.")
     app.state.lobby = lobby
+    app.include_router(operations_router(store, lobby, {"bots": bot_pool, "advice": advisor}))
 
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:

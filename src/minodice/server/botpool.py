@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import random
 import secrets
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -33,6 +34,7 @@ from minodice.bots.protocol import Bot, BotError
 from minodice.core.actions import Action
 from minodice.core.view import SeatView
 from minodice.play.runners import DecisionRequest, PoolRunner
+from minodice.server.ops import BOT_DECISIONS
 
 log = logging.getLogger("minodice.server")
 T = TypeVar("T")
@@ -115,6 +117,11 @@ class BotPool:
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_lower_priority, initargs=(self.niceness,))
 
+    @property
+    def waiting(self) -> int:
+        """Jobs waiting for a free worker now (the bot queue's length, for /metrics)."""
+        return self._waiting
+
     async def warm_up(self) -> None:
         await asyncio.gather(*(self._in_worker(_warm) for _ in range(self.workers)))
 
@@ -124,10 +131,13 @@ class BotPool:
         every bot runner shares)."""
         seat = seat_view.seat if seat_view.seat is not None else 0
         request = DecisionRequest(seat, spec, seat_view, random.Random(secrets.randbits(64)))
+        started = time.perf_counter()
         try:
             return (await PoolRunner(self).decide_async(request)).action
         except BotError as exc:
             log.warning("%s; playing at random", exc)
+        finally:
+            BOT_DECISIONS.observe(time.perf_counter() - started)
         self.failures += 1
         return random.SystemRandom().choice(list(seat_view.legal_actions))
 

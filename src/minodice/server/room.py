@@ -47,6 +47,7 @@ from minodice.play.table import (
     event_from_json,
     event_to_json,
 )
+from minodice.server import ops
 from minodice.server.botpool import BotPool
 from minodice.server.protocol import (
     Act,
@@ -425,10 +426,12 @@ class Room:
         events = fork.act(seat, action)
         fields = {"status": "finished"} if fork.is_over() else {}
         await self._commit(events, fork, **fields)
+        ops.action_applied()
 
     # -- a person's messages ---------------------------------------------------------------
 
     async def on_act(self, conn: Sender, msg: Act) -> None:
+        received = ops.action_received(self.id)  # the server-side latency starts
         async with self.lock:
             error = self._check_act(conn.seat, msg)
             if error is not None:
@@ -439,6 +442,7 @@ class Room:
             try:
                 action = parse_action(self.table.config.dice_set, msg.action)
                 await self.apply(conn.seat, action)
+                ops.action_done(self.id, self.row.seq, received)  # every view sent
             except IllegalActionError as exc:
                 conn.send(dumps(error_message(
                     "illegal", exc.describe(self.table.names), exc.rule)))

@@ -9,8 +9,18 @@ Writes are transactions that end before the server tells anyone what happened (S
 SQLite runs in WAL mode with ``synchronous=NORMAL``: a committed transaction survives the
 server process being killed at any moment (it is in the operating system's hands); only a
 power cut could take the last ones, which ``durable=True`` (``synchronous=FULL``) covers too.
-Another database (PostgreSQL) needs only another URL: nothing here is SQLite-specific but
-the pragmas.
+PostgreSQL (``postgresql://…``, through psycopg 3) takes the same schema through the same
+migrations; its connections are checked before use (``pool_pre_ping``), so that a database
+restarted under a running server costs the writes made while it was down (refused, never
+acknowledged), and nothing after.
+
+Fencing: every write of a table's event log carries the writer's lease ``epoch`` and the
+next ``seq``, and the store applies it only if the table's stored ``seq`` is the one before
+and its stored ``epoch`` is not newer — checked and written in one transaction, by one
+conditional ``UPDATE`` that takes the row's lock (PostgreSQL) or the database's (SQLite).
+A writer that lost its table to another process, or that missed a write, is refused with
+:class:`FencingError` whatever it believes about its lease. One process uses
+:data:`SINGLE_PROCESS_EPOCH`; leases shared between processes will pass theirs.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from typing import Any, Self
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     Connection,
@@ -40,7 +51,9 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -64,11 +77,38 @@ class StoreError(Exception):
         self.why = why
         self.shared = shared
 
+
+class FencingError(StoreError):
+    """A write of a table's log refused by the fence: its ``epoch`` is older than the
+    table's (another process owns the table now), or its ``seq`` is not the next one (the
+    writer missed a write). Nothing of it was written; the writer's view of the table is
+    stale, so retrying the same write is refused again."""
+
+    def __init__(self, table_id: str, seq: int, epoch: int, stored_seq: int | None,
+                 stored_epoch: int | None) -> None:
+        if stored_seq is None:
+            why = f"table {table_id} is not in the store"
+        elif stored_epoch is not None and epoch < stored_epoch:
+            why = (f"table {table_id}: epoch {epoch} is older than the owner's "
+                   f"{stored_epoch}")
+        else:
+            why = f"table {table_id}: seq {seq} is not the next after {stored_seq}"
+        super().__init__(why, shared=False)
+        self.table_id = table_id
+        self.seq = seq
+        self.epoch = epoch
+        self.stored_seq = stored_seq
+        self.stored_epoch = stored_epoch
+
+
+#: The epoch of a server that is the only process writing its store (no shared leases).
+SINGLE_PROCESS_EPOCH = 1
+
 tables = Table(
     "tables",
     metadata,
     Column("id", String(32), primary_key=True),
-    Column("created_at", Integer, nullable=False),
+    Column("created_at", BigInteger, nullable=False),  # ms: past 32 bits (r0003)
     Column("status", String(16), nullable=False, index=True),
     Column("public", Boolean, nullable=False),
     Column("settings", JSON, nullable=False),
@@ -79,6 +119,7 @@ tables = Table(
     Column("seq", Integer, nullable=False),
     Column("events", Integer, nullable=False),
     Column("rematch", String(32), nullable=True),
+    Column("epoch", Integer, nullable=False, server_default="0"),  # the fence (r0003)
 )
 
 events = Table(
@@ -107,12 +148,17 @@ class TableRow:
     events: int = 0
     rematch: str | None = None
     log: list[dict[str, Any]] = field(default_factory=list)
+    epoch: int = SINGLE_PROCESS_EPOCH
 
 
-# The statements of every move, built (and compiled) once rather than for each save.
+# The statements of every move, built (and compiled) once rather than for each save. The
+# fence: the row is updated only by the writer of the next seq from a current epoch.
 _APPEND = insert(events)
-_ADVANCE = (update(tables).where(tables.c.id == bindparam("table_id"))
-            .values(seq=bindparam("seq"), events=bindparam("events")))
+_FENCED = ((tables.c.id == bindparam("table_id")) & (tables.c.seq == bindparam("previous"))
+           & (tables.c.epoch <= bindparam("epoch")))
+_ADVANCE = (update(tables).where(_FENCED)
+            .values(seq=bindparam("seq"), events=bindparam("events"),
+                    epoch=bindparam("epoch")))
 
 
 Write = Callable[[Connection], None]
@@ -133,14 +179,27 @@ class Store:
 
     def __init__(self, url: str, durable: bool = False, busy_timeout: float = 5.0,
                  upgrade: bool = True) -> None:
+        url = engine_url(url)
         sqlite = url.startswith("sqlite")
         # The writer thread opens its connection itself; the pool may hand a connection
         # to another thread later (reads), which is safe as each is used by one at a time.
         # An in-memory database (tests) is one connection, or each thread would get its own.
         memory = sqlite and url.rstrip("/") in ("sqlite:", "sqlite:///:memory:")
-        self.engine: Engine = create_engine(
-            url, future=True, connect_args={"check_same_thread": False} if sqlite else {},
-            **({"poolclass": StaticPool} if memory else {}))
+        options: dict[str, Any] = {}
+        if memory:
+            options["poolclass"] = StaticPool
+        if sqlite:
+            options["connect_args"] = {"check_same_thread": False}
+        else:
+            # A database server can restart under us: a pooled connection is checked before
+            # use, and a server that does not answer fails a write in seconds, not minutes.
+            options["pool_pre_ping"] = True
+            options["connect_args"] = {"connect_timeout": max(1, int(busy_timeout))}
+        self.engine: Engine = create_engine(url, future=True, **options)
+        # SQLite: the writer keeps its connection (opening a file costs). A server database:
+        # the writer takes one from the pool for each transaction, so that the pre-ping
+        # replaces a connection the database dropped before a write is lost on it.
+        self._hold_writer = sqlite
         if self.engine.dialect.name == "sqlite":
             sync = "FULL" if durable else "NORMAL"
             wait_ms = int(busy_timeout * 1000)
@@ -157,8 +216,13 @@ class Store:
             from minodice.server import migrations  # reads may leave it as it is
 
             with self.engine.begin() as conn:
+                if self.engine.dialect.name == "postgresql":
+                    # Processes starting at once on one database upgrade it one at a time.
+                    conn.execute(text("SELECT pg_advisory_xact_lock(5410719)"))
                 migrations.upgrade(conn)
         self._writer: Connection | None = None
+        # The columns of ``tables`` that reads select: all of them once upgraded.
+        self._columns: list[Column[Any]] | None = list(tables.c) if upgrade else None
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="minodice-store")
         self._queue: list[tuple[Write, asyncio.Future[None]]] = []
         self._draining = False
@@ -232,10 +296,12 @@ class Store:
         await self.write(lambda conn: _insert(conn, row))
 
     async def save_async(self, table_id: str, new_events: Sequence[dict[str, Any]] = (),
-                         first: int = 0, **fields: Any) -> None:
+                         first: int = 0, *, epoch: int = SINGLE_PROCESS_EPOCH,
+                         **fields: Any) -> None:
         """:meth:`save` on the store's thread (see :meth:`write`)."""
         events_json = _events_json(new_events)
-        await self.write(lambda conn: _save(conn, table_id, events_json, first, fields))
+        await self.write(lambda conn: _save(conn, table_id, events_json, first, fields,
+                                            epoch))
 
     # -- for tools and tests that own the store --------------------------------------------
 
@@ -253,33 +319,45 @@ class Store:
             self._writer = None
             conn.close()
             raise
+        if not self._hold_writer:
+            self._writer = None
+            conn.close()  # back to the pool, checked again before the next write
 
     def create(self, row: TableRow) -> None:
         with self.engine.begin() as conn:
             _insert(conn, row)
 
     def save(self, table_id: str, new_events: Sequence[dict[str, Any]] = (),
-             first: int = 0, **fields: Any) -> None:
-        """Append ``new_events`` (numbered from ``first``) and update ``fields``, at once."""
+             first: int = 0, *, epoch: int = SINGLE_PROCESS_EPOCH, **fields: Any) -> None:
+        """Append ``new_events`` (numbered from ``first``) and update ``fields``, at once.
+
+        With a ``seq`` in ``fields`` (and there must be one with events) the write is
+        fenced: :class:`FencingError` unless ``seq`` is the next and ``epoch`` current.
+        """
         with self.engine.begin() as conn:
-            _save(conn, table_id, _events_json(new_events), first, fields)
+            _save(conn, table_id, _events_json(new_events), first, fields, epoch)
 
     def load(self, table_id: str) -> TableRow | None:
         """The table and its log (``ValueError`` for an event that is not JSON)."""
         row = self.row(table_id)
         if row is None:
             return None
-        for i, text in enumerate(self.event_texts(table_id)):
+        for i, data in enumerate(self.event_texts(table_id)):
             try:
-                row.log.append(json.loads(text))
+                row.log.append(json.loads(data))
             except ValueError:
                 raise ValueError(f"event {i + 1} of the log is not JSON") from None
         return row
 
     def row(self, table_id: str) -> TableRow | None:
-        """The table without its log."""
+        """The table without its log (from a database of an older schema too: a tool that
+        only reads does not upgrade it)."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(tables).where(tables.c.id == table_id)).mappings().first()
+            if self._columns is None:
+                present = {c["name"] for c in inspect(conn).get_columns("tables")}
+                self._columns = [c for c in tables.c if c.name in present]
+            row = conn.execute(select(*self._columns).where(tables.c.id == table_id)
+                               ).mappings().first()
         return None if row is None else _row(row, [])
 
     def event_texts(self, table_id: str) -> list[str]:
@@ -309,6 +387,21 @@ class Store:
 
         await self.write(job)
         return sum(counted)
+
+    def ready(self) -> str | None:
+        """Why the store cannot serve now (unreachable, schema not this release's), or
+        ``None``: for ``/readyz``. Blocking: call it off the event loop."""
+        from minodice.server import migrations
+
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+                revision = migrations.current(conn)
+        except SQLAlchemyError as exc:
+            return f"the database does not answer: {_why(exc)}"
+        if revision != migrations.head():
+            return f"the database's schema is {revision}, this release's {migrations.head()}"
+        return None
 
     def close(self) -> None:
         """Let the connections go (a second close does nothing)."""
@@ -345,25 +438,51 @@ def _events_json(new_events: Sequence[dict[str, Any]]) -> list[str]:
     return [json.dumps(e, separators=(",", ":")) for e in new_events]
 
 
+def engine_url(url: str) -> str:
+    """SQLAlchemy's URL for a database URL as people write it: ``postgresql://`` (or
+    ``postgres://``) means PostgreSQL through psycopg 3, the driver this package installs."""
+    for scheme in ("postgresql://", "postgres://"):
+        if url.startswith(scheme):
+            return "postgresql+psycopg://" + url[len(scheme):]
+    return url
+
+
 def _insert(conn: Connection, row: TableRow) -> None:
     conn.execute(insert(tables).values(
         id=row.id, created_at=row.created_at, status=row.status, public=row.public,
         settings=row.settings, seats=row.seats, host_token_hash=row.host_token_hash,
         server_seed=row.server_seed, commit=row.commit, seq=row.seq, events=0,
-        rematch=row.rematch))
+        rematch=row.rematch, epoch=row.epoch))
 
 
 def _save(conn: Connection, table_id: str, events_json: list[str], first: int,
-          fields: dict[str, Any]) -> None:
+          fields: dict[str, Any], epoch: int) -> None:
     fields = dict(fields)
+    if events_json and "seq" not in fields:
+        raise ValueError("events are written with the next seq (the fence checks it)")
     if events_json:
-        conn.execute(_APPEND, [{"table_id": table_id, "n": first + i, "data": text}
-                               for i, text in enumerate(events_json)])
         fields["events"] = first + len(events_json)
-    if fields.keys() == {"seq", "events"}:  # a move: the common case
-        conn.execute(_ADVANCE, {"table_id": table_id, **fields})
+    if "seq" in fields:
+        # The fence first: it takes the row's lock, so the events below are appended by
+        # the one writer whose seq and epoch it let through.
+        seq = int(fields.pop("seq"))
+        values: dict[str, Any] = {"table_id": table_id, "seq": seq, "previous": seq - 1,
+                                  "epoch": epoch}
+        if fields.keys() == {"events"}:  # a move: the common case
+            result = conn.execute(_ADVANCE, {**values, **fields})
+        else:
+            result = conn.execute(update(tables).where(_FENCED).values(
+                seq=bindparam("seq"), epoch=bindparam("epoch"), **fields), values)
+        if result.rowcount != 1:
+            stored = conn.execute(select(tables.c.seq, tables.c.epoch)
+                                  .where(tables.c.id == table_id)).first()
+            raise FencingError(table_id, seq, epoch, None if stored is None else stored.seq,
+                               None if stored is None else stored.epoch)
     elif fields:
         conn.execute(update(tables).where(tables.c.id == table_id).values(**fields))
+    if events_json:
+        conn.execute(_APPEND, [{"table_id": table_id, "n": first + i, "data": data}
+                               for i, data in enumerate(events_json)])
 
 
 def _row(row: Any, log: list[dict[str, Any]]) -> TableRow:
@@ -372,7 +491,7 @@ def _row(row: Any, log: list[dict[str, Any]]) -> TableRow:
         public=bool(row["public"]), settings=dict(row["settings"]), seats=list(row["seats"]),
         host_token_hash=row["host_token_hash"], server_seed=row["server_seed"],
         commit=row["commit"], seq=row["seq"], events=row["events"], rematch=row["rematch"],
-        log=log)
+        log=log, epoch=row.get("epoch", SINGLE_PROCESS_EPOCH))
 
 
 def now_ms() -> int:
