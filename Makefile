@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve demo test lint typecheck check browser bench compiled golden i18n clean research-test
+.PHONY: play serve demo test lint typecheck check browser services bench compiled golden i18n clean research-test
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,7 @@ serve: $(STAMP)  ## the main job: the game in the browser (and for bots and netw
 demo: $(STAMP)  ## a simulated game replayed on screen (no keyboard needed)
 	$(BIN)/minodice demo
 
-test: $(STAMP) browser  ## the whole test suite, type check and lint (installs what it needs)
+test: $(STAMP) browser services  ## the whole test suite, type check and lint (installs what it needs)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest
@@ -33,6 +33,9 @@ check: $(STAMP)  ## the inner loop: lint, types and the fast tests (no server, b
 
 browser:  ## Debian's chromium for the browser tests (installed once, as root or with sudo)
 	sh scripts/ensure_chromium.sh
+
+services:  ## Debian's PostgreSQL and Redis for the store's tests (installed once; never left running)
+	sh scripts/ensure_services.sh
 
 lint: $(STAMP)  ## ruff, and the layering contract (which package may import which)
 	$(BIN)/ruff check src tests benchmarks

@@ -50,7 +50,7 @@ class LiveServer:
     (:data:`LENIENT`), else the server's defaults.
     """
 
-    db: Path
+    db: Path | str  # a SQLite file, or a database's URL (postgresql://...)
     port: int
     log: Path
     grace: float = 30.0
@@ -157,7 +157,7 @@ def servers(folder: Path, grace: float = 30.0, options: tuple[str, ...] = (),
     server it started is stopped at the end."""
     started: list[LiveServer] = []
 
-    def start(db: Path | None = None, port: int | None = None,
+    def start(db: Path | str | None = None, port: int | None = None,
               grace: float = grace) -> LiveServer:
         count = len(started) + 1
         server = LiveServer(db or folder / f"db{count}.sqlite3", port or free_port(),

@@ -100,6 +100,8 @@ class BotPool:
     niceness, so that a side service (the advisor) yields the CPU to the tables.
     """
 
+    _waiting = 0  # jobs waiting for a slot (a class default for stand-ins that skip init)
+
     def __init__(self, workers: int = 2, timeout: float = 10.0, queue: int | None = None,
                  niceness: int = 0) -> None:
         self.workers = workers

@@ -40,6 +40,7 @@ def current(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
-def upgrade(connection: Connection) -> None:
-    """Bring the database to :func:`head`, in the caller's transaction."""
-    command.upgrade(_config(connection), "head")
+def upgrade(connection: Connection, revision: str = "head") -> None:
+    """Bring the database to :func:`head` (or to ``revision``: tests that build an old
+    schema), in the caller's transaction."""
+    command.upgrade(_config(connection), revision)

@@ -1,0 +1,129 @@
+"""What an operator watches (issue #17): ``/healthz``, ``/readyz``, Prometheus ``/metrics``
+(tables, connections, actions, the server-side latency of an action, bot queues and
+decision times), in this process on the real app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import text
+
+from minodice.play.table import new_table
+from minodice.server.app import Caps, create_app
+from minodice.server.botpool import BotPool
+from minodice.server.lobby import Lobby
+from minodice.server.ops import registry_for
+from minodice.server.room import Settings
+from minodice.server.store import Store
+
+from .test_hidden import InProcessPool
+
+
+def metrics(client: TestClient) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of ``/metrics``, by name and labels."""
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(response.text)
+            for s in family.samples}
+
+
+def app_on(store: Store, pool: BotPool | None = None) -> Any:
+    return create_app(store, Settings(bot_delay=0, grace=3600.0), pool or InProcessPool(2),
+                      caps=Caps(expire_waiting=10.0**12), advice_pool=InProcessPool(1))
+
+
+def test_alive_and_ready_and_unready_when_the_schema_is_not_current(tmp_path: Path) -> None:
+    store = Store.sqlite(tmp_path / "tables.sqlite3")
+    with TestClient(app_on(store)) as client:
+        alive = client.get("/healthz")
+        assert (alive.status_code, alive.json()) == (200, {"status": "alive"})
+        ready = client.get("/readyz")
+        assert (ready.status_code, ready.json()["status"]) == (200, "ready")
+        # An older release's schema (another process has not upgraded it yet, or someone
+        # downgraded it): not ready, and why.
+        with store.engine.begin() as conn:
+            conn.execute(text("UPDATE alembic_version SET version_num = 'r0002'"))
+        unready = client.get("/readyz")
+        assert unready.status_code == 503
+        assert unready.json()["status"] == "unready"
+        assert "r0002" in unready.json()["store"]
+        assert client.get("/healthz").status_code == 200  # alive all the same
+        # Operators' endpoints are not part of the game's API.
+        paths = client.get("/openapi.json").json()["paths"]
+        assert not {"/healthz", "/readyz", "/metrics"} & set(paths)
+
+
+def test_metrics_count_tables_connections_actions_and_their_latency(tmp_path: Path) -> None:
+    store = Store.sqlite(tmp_path / "tables.sqlite3")
+    with TestClient(app_on(store)) as client:
+        before = metrics(client)
+        assert before[("minodice_tables", (("status", "playing"),))] == 0
+        assert before[("minodice_connections", ())] == 0
+        assert ("minodice_bot_queue", (("pool", "bots"),)) in before
+        assert ("minodice_bot_queue", (("pool", "advice"),)) in before
+        table = client.post("/api/tables", json={"players": 3, "bots": [None, "random",
+                                                                          "random"]}).json()
+        seat = client.post(f"/api/tables/{table['table']}/seats", json={"name": "Ana"}).json()
+        client.post(f"/api/tables/{table['table']}/start",
+                    json={"token": table["host_token"]})
+        acted = 0
+        with client.websocket_connect(f"/ws/{table['table']}?token={seat['token']}") as ws:
+            while acted < 6:
+                message = ws.receive_json()
+                if message["type"] != "view" or message["view"]["turn"] is None:
+                    continue
+                view = message["view"]
+                ws.send_json({"type": "act", "turn": view["turn"],
+                              "action": view["legal"][0]})
+                acted += 1
+                while True:  # until the view that shows it
+                    answer = ws.receive_json()
+                    assert answer["type"] != "error", answer
+                    if answer["type"] == "view" and answer["seq"] > message["seq"]:
+                        break
+            during = metrics(client)
+        after = metrics(client)
+
+    def delta(name: str, labels: tuple[tuple[str, str], ...] = ()) -> float:
+        return during[(name, labels)] - before.get((name, labels), 0.0)
+
+    assert during[("minodice_tables", (("status", "playing"),))] == 1
+    assert during[("minodice_connections", ())] == 1
+    assert after[("minodice_connections", ())] == 0
+    # Every person's action is one latency sample; bots' actions count as actions too.
+    assert delta("minodice_action_latency_seconds_count") == acted
+    assert delta("minodice_actions_total") >= acted + 2 * (acted - 1)
+    assert 0 < delta("minodice_action_latency_seconds_sum") < acted * 5.0
+    assert during[("minodice_action_latency_seconds_bucket", (("le", "+Inf"),))] >= acted
+
+
+async def test_bot_decisions_are_timed_and_the_queue_is_counted() -> None:
+    """The real pool (a worker process): each decision is one sample of the histogram;
+    jobs beyond the workers wait, and the gauge shows them while they do."""
+    view = new_table(4, ["Ana"], ["random"], seed=3).view(0)
+    pool = BotPool(workers=1, timeout=30.0)
+    registry = registry_for(Lobby(Store("sqlite://"), pool, Settings()), {"bots": pool})
+
+    def sample(name: str, labels: dict[str, str] | None = None) -> float:
+        value = registry.get_sample_value(name, labels)
+        return 0.0 if value is None else value
+
+    try:
+        await pool.warm_up()
+        before = sample("minodice_bot_decision_seconds_count")
+        decisions = [asyncio.ensure_future(pool.decide("random", view)) for _ in range(5)]
+        await asyncio.sleep(0)  # they all ask; one worker: four wait
+        waiting = sample("minodice_bot_queue", {"pool": "bots"})
+        await asyncio.gather(*decisions)
+        assert waiting == 4
+        assert sample("minodice_bot_queue", {"pool": "bots"}) == 0
+        assert sample("minodice_bot_decision_seconds_count") - before == 5
+    finally:
+        pool.close()
