@@ -12,7 +12,9 @@ from typing import Any
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
+from typer.testing import CliRunner
 
+from minodice.cli import app as cli_app
 from minodice.play.table import new_table
 from minodice.server.app import Caps, create_app
 from minodice.server.botpool import BotPool
@@ -127,3 +129,17 @@ async def test_bot_decisions_are_timed_and_the_queue_is_counted() -> None:
         assert sample("minodice_bot_decision_seconds_count") - before == 5
     finally:
         pool.close()
+
+
+def test_serve_names_an_unreachable_database_in_one_line_without_its_password() -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli_app, ["serve", "--db",
+                                     "postgresql://ana:s3cret-pw@127.0.0.1:1/minodice"])
+    assert result.exit_code == 1
+    assert "cannot open the database postgresql+psycopg://ana:***@127.0.0.1:1/minodice: " \
+        "OperationalError" in result.output
+    assert "s3cret-pw" not in result.output
+    assert "Traceback" not in result.output
+    wrong = runner.invoke(cli_app, ["serve", "--log-format", "xml"])
+    assert wrong.exit_code == 2
+    assert "text or json" in wrong.output
