@@ -88,6 +88,7 @@ def serve(
     """Serve Mino Dice tables: people and bots play over HTTP and WebSockets."""
     import uvicorn
     from sqlalchemy.engine import make_url
+    from uvicorn.config import LOGGING_CONFIG
 
     from minodice.server.app import Caps, create_app, site_origins
     from minodice.server.botpool import BotPool
@@ -165,7 +166,9 @@ def serve(
                 proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
                 http=guarded_protocol(request_timeout, connections,
                                       per_address=max(16, connections // 8)),
-                timeout_keep_alive=5, backlog=2048)
+                timeout_keep_alive=5, backlog=2048,
+                # JSON logs: uvicorn's own lines go through the root logger's JSON handler.
+                log_config=None if log_format == "json" else LOGGING_CONFIG)
 
 
 @app.command()

@@ -1,0 +1,110 @@
+"""Table leases in a real Redis (the tests' own, tests/services.py), and the fence that
+makes them safe: a paused ex-owner that wakes after another process took its table is
+refused by the store, whatever it believes about its lease (issue #17).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from minodice.server.leases import Lease, LeaseLostError, Leases
+from minodice.server.store import FencingError, Store
+from services import Redis
+
+from .test_store import bid, new_row, store_url
+
+__all__ = ["store_url"]  # the fixture: a fresh database on each engine
+
+EXPIRY_GUARD = 20.0  # seconds: a hang guard for a lease that should expire in 0.3 s
+
+
+@pytest.fixture
+async def processes(redis_service: Redis) -> AsyncIterator[tuple[Leases, Leases]]:
+    """Two processes' leases (each its own connection), with short expiries, on keys
+    of this test's own."""
+    prefix = f"test-{uuid.uuid4().hex}:"
+    first = Leases.from_url(redis_service.url, ttl_ms=300)
+    second = Leases.from_url(redis_service.url, ttl_ms=300)
+    first.prefix = second.prefix = prefix
+    try:
+        yield first, second
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def expired(leases: Leases, table_id: str) -> None:
+    deadline = time.monotonic() + EXPIRY_GUARD
+    while await leases.owner_of(table_id) is not None:
+        assert time.monotonic() < deadline, "the lease never expired"
+        await asyncio.sleep(0.05)
+
+
+async def test_one_owner_at_a_time_and_each_takeover_a_larger_epoch(
+        processes: tuple[Leases, Leases]) -> None:
+    a, b = processes
+    for n in range(20):  # both ask at once, many times: exactly one gets each table
+        taken = await asyncio.gather(a.take(f"t{n}"), b.take(f"t{n}"))
+        assert sum(lease is not None for lease in taken) == 1, taken
+    first = await a.take("x")
+    assert first is not None
+    assert await b.take("x") is None
+    assert await a.take("x") is None  # not twice, even by its owner
+    assert await a.owner_of("x") == a.owner
+    await expired(a, "x")  # its owner stopped renewing (dead, or paused)
+    second = await b.take("x")
+    assert second is not None
+    assert second.epoch > first.epoch
+    with pytest.raises(LeaseLostError):  # the old owner learns it lost the table
+        await a.renew(first)
+    assert not await a.release(first)  # and cannot give away what is not its own
+    assert await b.owner_of("x") == b.owner
+    assert await a.ping()
+
+
+async def test_a_renewed_lease_is_kept_and_a_released_one_taken_at_once(
+        processes: tuple[Leases, Leases]) -> None:
+    a, b = processes
+    lease = await a.take("y")
+    assert lease is not None
+    for _ in range(6):  # renewed well before it expires: kept past several expiries
+        await asyncio.sleep(0.1)
+        await a.renew(lease)
+        assert await b.take("y") is None
+    assert await a.release(lease)  # a graceful stop hands the table over at once
+    taken = await b.take("y")
+    assert taken is not None
+    assert taken.epoch == lease.epoch + 1
+
+
+async def test_a_paused_owner_waking_after_a_takeover_cannot_write(
+        processes: tuple[Leases, Leases], store_url: str) -> None:
+    """SIGSTOP in small: the old owner holds epoch e, the new one e' > e and writes; the
+    old one wakes up believing it still owns the table, and the store refuses its write —
+    the log holds no decision twice and none of the ex-owner's after the takeover."""
+    a, b = processes
+    store = Store(store_url)
+    try:
+        row = new_row(store)
+        old = await a.take(row.id)
+        assert old is not None
+        await store.save_async(row.id, [bid(0)], 0, seq=2, epoch=old.epoch)
+        await expired(a, row.id)  # paused past its lease
+        new = await b.take(row.id)
+        assert isinstance(new, Lease)
+        await store.save_async(row.id, [bid(1)], 1, seq=3, epoch=new.epoch)
+        for seq in (3, 4):  # the seq it believes next, and any other
+            with pytest.raises(FencingError):
+                await store.save_async(row.id, [bid(9)], 1, seq=seq, epoch=old.epoch)
+        with pytest.raises(LeaseLostError):
+            await a.renew(old)
+        loaded = store.load(row.id)
+        assert loaded is not None
+        assert (loaded.log, loaded.epoch) == ([bid(0), bid(1)], new.epoch)
+    finally:
+        store.close()
