@@ -20,12 +20,17 @@ tournament's match, ``simulate``, the client). A :class:`Driver` owns it once, o
   period after a disconnection, the pause before a bot acts and retries all run on an
   injected :class:`Scheduler`: :class:`AsyncioScheduler` in real programs,
   :class:`FakeScheduler` in tests, which move time by hand (no sleeping tests);
+- **pace**: an owner that shows every move before the next one is made (the terminal, with
+  its roll animation and "Enter continues") gives ``pace``, awaited before each bot
+  decision: the bots wait there until it has shown what happened; which seat is asked is
+  decided after it, so that people who decide meanwhile go first;
 - **what happened**: a typed stream of events (:data:`DriverEvent`) to ``listeners``: the
   table's own (dealt, bid made, bids revealed, rolled, trick won, round scored, game over)
   and the driver's (deadline armed or expired, seat away, back or stood in for, a bot's
-  decision, a bot failed, a write failed). :class:`~minodice.play.table.Dealt` and
-  :class:`~minodice.play.table.BidMade` are secret: the stream is for the table's owner,
-  never to be forwarded to a seat as it is.
+  decision, a bot failed, a write failed, and :class:`Crashed` — a bug that ended one of
+  the driver's tasks, which would otherwise vanish with the task).
+  :class:`~minodice.play.table.Dealt` and :class:`~minodice.play.table.BidMade` are secret:
+  the stream is for the table's owner, never to be forwarded to a seat as it is.
 
 Two ways to run: :meth:`Driver.run` plays synchronously while only bots are asked (a
 tournament, ``simulate``: no event loop, no copies of the table); the asynchronous methods
@@ -216,8 +221,17 @@ class CommitFailed:
     error: str
 
 
+@dataclass(frozen=True)
+class Crashed:
+    """A bug (no bot's failure: that is :class:`BotFailed`) ended one of the driver's tasks;
+    the error itself, traceback and all, for the owner's bug log. The game waits: the next
+    :meth:`Driver.kick` tries again."""
+
+    error: BaseException
+
+
 DriverEvent = (Event | DeadlineArmed | DeadlineExpired | SeatAway | SeatBack | StandingIn
-               | BotDecided | BotFailed | CommitFailed)
+               | BotDecided | BotFailed | CommitFailed | Crashed)
 
 
 # -- settings -----------------------------------------------------------------------------------
@@ -253,6 +267,7 @@ class DriverError(MinodiceError):
 
 
 Commit = Callable[[Table, list[Event]], Awaitable[None]]
+Pace = Callable[[], Awaitable[None]]
 Listener = Callable[[DriverEvent], None]
 BotRng = Callable[[int], random.Random]
 
@@ -275,6 +290,7 @@ class Driver:
         fallback_rng: random.Random | None = None,
         listeners: Iterable[Listener] = (),
         lock: asyncio.Lock | None = None,
+        pace: Pace | None = None,
     ) -> None:
         self.table = table
         self.runner = runner
@@ -287,6 +303,7 @@ class Driver:
         self.bot_rng: BotRng = bot_rng or table.bot_rng
         self.fallback_rng = fallback_rng or random.SystemRandom()
         self.listeners = list(listeners)
+        self.pace = pace
         self.deadline: float | None = None
         self.failure: BotError | None = None  # the error that stopped the game (STOP)
         self.closed = False
@@ -437,6 +454,10 @@ class Driver:
     async def _pump(self) -> None:
         try:
             while not self.closed and (seat := self._next_bot_seat()) is not None:
+                if self.pace is not None:
+                    await self.pace()  # the owner has shown what happened so far
+                    if self.closed or (seat := self._next_bot_seat()) is None:
+                        break
                 turn = self.table.current_turn()
                 if self.clocks.bot_delay:
                     await self.scheduler.sleep(self.clocks.bot_delay)
@@ -549,7 +570,16 @@ class Driver:
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        """A task is over; one that a bug ended is said (:class:`Crashed`), not lost."""
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            self._emit([Crashed(error)])
 
     async def settle(self, poll: float = 0.005) -> None:
         """Wait until every task of the driver has ended or sleeps on a
