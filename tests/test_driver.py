@@ -3,6 +3,7 @@ writes, each shown by moving time by hand (no test here sleeps or reads a clock)
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 from collections.abc import Iterator, Sequence
@@ -22,6 +23,7 @@ from minodice.play.driver import (
     BotFailed,
     Clocks,
     CommitFailed,
+    Crashed,
     DeadlineArmed,
     DeadlineExpired,
     Driver,
@@ -32,9 +34,10 @@ from minodice.play.driver import (
     SeatBack,
     StandingIn,
 )
-from minodice.play.runners import DecisionRequest, InProcessRunner, PerSeatRunner
+from minodice.play.runners import Decision, DecisionRequest, InProcessRunner, PerSeatRunner
 from minodice.play.table import (
     PRIMARY,
+    BidMade,
     Event,
     FairChance,
     GameOver,
@@ -139,6 +142,70 @@ async def test_a_stale_or_foreign_decision_is_refused_and_changes_nothing() -> N
     with pytest.raises(IllegalActionError):
         await driver.act(0, Bid(99))
     assert table.snapshot() == before
+
+
+# -- an owner that shows every move (the terminal) ---------------------------------------------
+
+
+async def spin(until: object = None, turns: int = 2000) -> None:
+    """Let the loop and the bots' threads run a while (``until()`` true ends it early)."""
+    for _ in range(turns):
+        if callable(until) and until():
+            return
+        await asyncio.sleep(0.001)
+
+
+async def test_pace_lets_one_bot_decide_at_a_time_and_people_meanwhile_go_first() -> None:
+    table = unstarted(["Ana"], players=3)
+    gate = asyncio.Event()
+
+    async def pace() -> None:
+        await gate.wait()
+        gate.clear()
+
+    driver, _, log = driver_for(table, Clocks(), pace=pace)
+    await driver.start()
+    await spin(turns=50)
+    assert table.decisions == 0  # the bots wait for their owner
+    await driver.act(0, Bid(1))
+    assert table.decisions == 1
+    gate.set()
+    await spin(lambda: table.decisions == 2)
+    await spin(turns=50)
+    assert table.decisions == 2  # one bot, one opening
+    gate.set()
+    await spin(lambda: table.decisions == 3)
+    assert [e.seat for e in log.of(BidMade)] == [0, 1, 2]
+    assert [e.seat for e in log.of(BotDecided)] == [1, 2]  # after Ana, in the game's order
+    driver.close()
+
+
+class _Buggy:
+    """A runner with a bug of ours in it (no bot's failure)."""
+
+    def decide(self, request: DecisionRequest) -> Decision:
+        raise ZeroDivisionError("a bug in the runner")
+
+    async def decide_async(self, request: DecisionRequest) -> Decision:
+        raise ZeroDivisionError("a bug in the runner")
+
+    def close(self) -> None:
+        pass
+
+
+async def test_a_bug_that_ends_a_driver_task_is_reported_not_lost() -> None:
+    table = unstarted(["Ana"], players=3)
+    log = Log()
+    driver = Driver(table, _Buggy(), scheduler=FakeScheduler(), listeners=[log])
+    await driver.start()
+    await driver.act(0, Bid(0))
+    await driver.settle()
+    (crashed,) = log.of(Crashed)
+    assert isinstance(crashed.error, ZeroDivisionError)
+    assert crashed.error.__traceback__ is not None  # for the owner's bug log
+    assert not log.of(BotFailed)  # not blamed on a bot
+    assert table.decisions == 1  # the bots' moves were not made; the game waits
+    assert driver.failure is None
 
 
 # -- presence ---------------------------------------------------------------------------------

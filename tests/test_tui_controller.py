@@ -24,7 +24,7 @@ from minodice.core.state import Phase
 from minodice.core.view import SeatView
 from minodice.play.saves import GameFile
 from minodice.play.table import Table, new_table
-from minodice.tui import controller
+from minodice.tui import controller, render
 from minodice.tui.controller import (
     BidAdvicePage,
     GameOverPage,
@@ -330,6 +330,11 @@ async def test_an_illegal_die_is_refused_with_the_reason_and_nothing_changes() -
         if not blocked:
             await game.press("enter")
             continue
+        # The dice panel drawn from this state marks the die and says why.
+        panel = render.dice_panel(game.c.words, game.c.seat_view(), game.c.cursor,
+                                  game.c.show_faces, choosing=True).plain
+        assert "✗" in panel
+        assert "(R9)" in panel
         decisions = game.table.decisions
         await game.press(str(blocked[0] + 1), "enter")
         assert game.mode() is Mode.PLAY

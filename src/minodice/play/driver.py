@@ -591,9 +591,11 @@ class Driver:
         spins = 0
         while True:
             live = [t for t in self._tasks if not t.done()]
-            if len(live) <= len(sleeping):  # a woken sleep leaves the set before it resumes
+            # A woken sleep leaves the set before it resumes; an ended task is still in
+            # ``_tasks`` until its end is reported (:class:`Crashed`).
+            if len(live) <= len(sleeping) and len(live) == len(self._tasks):
                 return
-            if spins < 100:  # work on this loop: let it run without waiting real time
+            if spins < 100 or not live:  # work on this loop: let it run, no real time
                 spins += 1
                 await asyncio.sleep(0)
             else:  # work on a thread or in a process
