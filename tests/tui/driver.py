@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from textual.pilot import Pilot
 
+from minodice.core.actions import Action, Bid
+from minodice.play.table import Table
 from minodice.tui.app import TableApp
 from minodice.tui.screens import PageScreen, PassScreen
 
@@ -39,6 +41,23 @@ def screen_text(app: TableApp) -> str:
         width = max(cells) + 1 if cells else 0
         lines.append("".join(cells.get(i, " ") for i in range(width)).rstrip())
     return "\n".join(lines)
+
+
+def advance(table: Table, rounds_done: int) -> Table:
+    """Play ``table`` straight on, without a screen, until ``rounds_done`` rounds are over
+    (all of them: the game is over): people bid 1 at most and roll their first legal die,
+    bots decide as the table asks them. For tests of screens that a game shows in every
+    round, so that they need not play every round through the terminal."""
+    while not table.is_over() and len(table.history()) < rounds_done:
+        seat = table.to_act()[0]
+        if table.seats[seat].is_human:
+            view = table.view(seat)
+            bids = [a for a in view.legal_actions if isinstance(a, Bid)]
+            action: Action = (bids[min(1, len(bids) - 1)] if bids else view.legal_actions[0])
+        else:
+            action = table.bot_decision(seat)
+        table.act(seat, action)
+    return table
 
 
 async def settle(pilot: Pilot[None], app: TableApp, limit: int = 400) -> None:

@@ -14,13 +14,18 @@ from minodice.tui.app import TableApp, save_table
 from minodice.tui.render import COLUMN_HEADERS
 from minodice.tui.screens import PageScreen, PassScreen
 
-from .driver import play_through, screen_text, settle
+from .driver import advance, play_through, screen_text, settle
 
 ODD_NAMES = ("[/]", "Bob [guest]", "[bold red]Eve", "Zoë\x1b[2J")
 
 
-async def test_names_with_markup_play_a_whole_hot_seat_game(tmp_path: Path) -> None:
+async def test_names_with_markup_on_every_screen_of_a_hot_seat_game(tmp_path: Path) -> None:
+    """The last round through the terminal, to the end: every screen a round shows (the
+    keyboard passed, bids, dice, tricks won, the round's summary), then the final ranking
+    and the score pad of the whole game; the rounds before are played without a screen."""
     table = new_table(4, list(ODD_NAMES), ["easy"], "mino", "standard", 5)
+    advance(table, table.view(None).rounds - 1)
+    assert not table.is_over()
     app = TableApp(table, "en", tmp_path / "game.json", delay=0)
     texts: list[str] = []
     async with app.run_test(size=(100, 30)) as pilot:

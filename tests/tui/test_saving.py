@@ -1,5 +1,5 @@
-"""Saving in the terminal app, a bid out of range, and what a failing bot or a bug in the
-engine does to the table (Textual Pilot)."""
+"""Saving in the terminal app, and what a failing bot or a bug in the engine does to the
+table (Textual Pilot); the same and more, without a terminal, in tests/test_tui_controller.py."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from minodice.core.record import parse_record
 from minodice.play.saves import GameFile
 from minodice.play.table import Table, new_table
 from minodice.tui.app import TableApp
-from minodice.tui.screens import FolderScreen, PageScreen, PassScreen
+from minodice.tui.screens import FolderScreen
 
 from .driver import screen_text, settle
 
@@ -104,34 +104,6 @@ async def test_quit_saves_to_the_game_file_and_exits_zero(tmp_path: Path) -> Non
     assert app.return_code in (None, 0)
     assert app.game is not None
     assert parse_record(app.game.path.read_text("utf-8"))
-
-
-# -- a bid larger than the round ----------------------------------------------------------------
-
-
-async def test_a_bid_larger_than_the_round_is_refused_with_the_reason(tmp_path: Path) -> None:
-    app = TableApp(new_table(4, ["Ana"], ["easy"], "mino", "standard", 7), "en", None, delay=0)
-    async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(300):
-            await settle(pilot, app)
-            if app.mode == "bid" and app.table.round_no == 3:
-                break
-            if isinstance(app.screen, PageScreen | PassScreen) or app.mode in ("ack", "play"):
-                await pilot.press("enter")
-            elif app.mode == "bid":
-                await pilot.press("0", "enter")
-        assert app.mode == "bid"
-        assert app.table.round_no == 3
-        await pilot.press("2")
-        await pilot.press("7")
-        await pilot.pause()
-        assert app.bid_choice == 2  # not clamped to 3
-        assert "0 to 3" in screen_text(app)
-        assert "R6" in screen_text(app)
-        await pilot.press("enter")
-        await settle(pilot, app)
-        assert app.table.round_no == 3
-        assert app.table.view(0).bids[0] == 2
 
 
 # -- a failing bot, and a bug in the engine ------------------------------------------------------

@@ -17,7 +17,7 @@ from minodice.play.table import another_game, new_table
 from minodice.tui.app import TableApp, short_path
 from minodice.tui.screens import PageScreen
 
-from .driver import play_through, screen_text, settle
+from .driver import advance, play_through, screen_text, settle
 
 
 def make_app(tmp_path: Path, players: int = 4, seed: int = 11) -> TableApp:
@@ -167,16 +167,22 @@ async def test_the_advisor_during_play_and_the_rounds_tricks(tmp_path: Path) -> 
 
 
 async def test_a_new_game_at_the_end(tmp_path: Path) -> None:
-    app = make_app(tmp_path, players=3)
+    """A game that ends shows the final ranking, whose n asks for a new game (the game is
+    played to its end without the screen: tests/test_tui_controller.py plays it through)."""
+    first = advance(new_table(3, ["Ana"], ["easy"], "mino", "standard", 11), 99)
+    assert first.is_over()
+    app = TableApp(first, "en", tmp_path / "game.json", delay=0)
     async with app.run_test(size=(80, 24)) as pilot:
-        await play_through(pilot, app)
-        assert "Press n for a new game" in screen_text(app)
+        await settle(pilot, app)
+        assert isinstance(app.screen, PageScreen)
+        text = screen_text(app)
+        assert "Final ranking" in text
+        assert "Press n for a new game" in text
         await pilot.press("n")
         await pilot.pause()
     assert app.again
     assert app.return_code == 0
     # The next game: the same seats, edition and variant, another deal.
-    first = app.table
     second = another_game(first, 12345)
     assert second.seats == first.seats
     assert second.config.dice_set is first.config.dice_set
