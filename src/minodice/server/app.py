@@ -216,6 +216,14 @@ class Caps:
     refusal_delay: float = 1.0      # s before a request over its address's rate is refused
 
 
+def wants_page(request: Request) -> bool:
+    """A browser asking for a document outside the API (not ``/api/``, ``/static/``...)."""
+    path = request.url.path
+    return (request.method in ("GET", "HEAD")
+            and not path.startswith(("/api/", "/static/", "/ws/"))
+            and "text/html" in request.headers.get("accept", ""))
+
+
 def client_address(scope: Scope) -> str:
     """The client's address as uvicorn gives it (a trusted proxy's ``X-Forwarded-For``
     already applied, nothing else trusted)."""
@@ -458,7 +466,11 @@ def create_app(
         return _error(400, "bad_request", f"{where}: {what}" if where else what)
 
     @app.exception_handler(HTTPException)
-    async def _http(_request: Request, exc: HTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: HTTPException) -> Response:
+        if exc.status_code == 404 and wants_page(request):
+            # an address a person typed or followed: the page says it is unknown, with a
+            # way back; clients of the API keep getting JSON
+            return HTMLResponse(page, status_code=404, headers=PAGE_HEADERS)
         code = {404: "not_found", 403: "forbidden", 409: "conflict", 413: "too_large",
                 429: "rate_limited"}.get(exc.status_code, "bad_request")
         return _error(exc.status_code, code, str(exc.detail)[:200])

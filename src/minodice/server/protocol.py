@@ -57,6 +57,13 @@ def _why(dice_set: DiceSet, rolls: Sequence[PublicRoll]) -> dict[str, Any]:
     return why
 
 
+def _leading(rolls: Sequence[PublicRoll]) -> int | None:
+    """The seat whose roll wins the trick in progress so far (public: every roll is)."""
+    if not rolls:
+        return None
+    return rolls[resolve_trick([(r.seat, r.face.code) for r in rolls]).winning_roll].seat
+
+
 def _tricks(dice_set: DiceSet, tricks: Sequence[Sequence[PublicRoll]],
             winners: Sequence[int]) -> list[dict[str, Any]]:
     return [{"rolls": [_roll(r) for r in t], "winner": w, "why": _why(dice_set, t)}
@@ -115,7 +122,7 @@ def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
             "round": 0, "rounds": rounds, "starter": None,
             "phase": "waiting", "hand": [], "hand_sizes": [0] * n, "has_bid": [False] * n,
             "bids": [None] * n, "tricks_won": [0] * n, "trick": [], "follow": None,
-            "tricks": [], "legal": [], "totals": [0] * n, "history": []}
+            "leading": None, "tricks": [], "legal": [], "totals": [0] * n, "history": []}
     else:
         v = seat_view
         finished = v.phase is Phase.OVER
@@ -135,6 +142,7 @@ def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
             "tricks_won": list(v.tricks_won),
             "trick": [_roll(r) for r in v.trick],
             "follow": v.follow if v.trick else None,
+            "leading": _leading(v.trick),
             "tricks": _tricks(ds, v.round_tricks[:done], v.round_trick_winners),
             "legal": [str(a) for a in v.legal_actions] if you is not None else [],
             "totals": list(v.totals),
