@@ -90,11 +90,11 @@ async def test_the_table_in_the_middle_of_a_game_on_a_phone_and_a_desktop(
     await page.set_viewport_size(DESKTOP)
     desktop = await shoot(page, "table-desktop.png")
     assert await overflowing(page) == []
-    trick = await page.locator(".trick").bounding_box()
-    hand = await page.locator(".hand").bounding_box()
-    assert trick is not None
-    assert hand is not None
-    assert hand["x"] > trick["x"] + trick["width"] - 1, "a desktop gets two columns"
+    play = await page.locator(".play").bounding_box()
+    pad = await page.locator(".pad").bounding_box()
+    assert play is not None
+    assert pad is not None
+    assert pad["x"] > play["x"] + play["width"] - 1, "a desktop gets two columns"
     for button in await page.locator(".toolbar button, .toolbar .button").all():
         box = await button.bounding_box()
         assert box is not None

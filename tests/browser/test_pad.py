@@ -417,7 +417,7 @@ def expected_sheet(rounds: list[Json], totals: list[list[int]]) -> list[list[tup
             bonus = 30 * entry["griffins"][p] + 50 * entry["mermaid"][p]
             made = entry["bids"][p] == entry["won"][p]
             text = ("+" if points > 0 else "") + str(points) + \
-                (f" (bonus {bonus})" if made and bonus else "")
+                (f" (Bonus {bonus})" if made and bonus else "")
             row.append((f"{entry['bids'][p]}/{entry['won'][p]}", text, running[p]))
         out.append(row)
     return out

@@ -451,7 +451,7 @@ async def test_a_reload_and_a_server_crash_do_not_end_the_game(own_server: LiveS
     assert await round_number(page) == before_round
     assert await page.locator(".trick .rolls li").all_inner_texts() == rolls
     assert await page.locator(".hand .die-button").count() == hand
-    assert "Ana" in await page.locator(".players tr.me th").inner_text()
+    assert "Ana" in await page.locator(".players .me .name").inner_text()
     assert await page.locator(".conn-online").count() == 1
     assert await decide(page, rng) == "roll"
 

@@ -2,8 +2,29 @@
 import { seedHash } from "./fair.js";
 import { _ } from "./i18n.js";
 
+/** An error the page shows: its message is in the reader's words (errorText), whatever
+ * the server's English text (kept as `detail`, for whoever debugs). */
 export class ApiError extends Error {
-  constructor(code, message) { super(message); this.code = code; }
+  constructor(code, detail) { super(errorText(code)); this.code = code; this.detail = detail; }
+}
+
+/** The server's error codes in the reader's words (its own text is English, for logs). */
+export function errorText(code) {
+  return {
+    offline: _("The server cannot be reached. Check your connection and try again."),
+    not_found: _("This table does not exist, or it has expired."),
+    forbidden: _("Only a player of this table may do that."),
+    conflict: _("That is no longer possible: the table has moved on."),
+    not_your_turn: _("It is not your turn."),
+    illegal: _("That move is not allowed now."),
+    rate_limited: _("Too fast: wait a moment, then try again."),
+    busy: _("The server is busy; try again shortly."),
+    unavailable: _("The move could not be saved. Try again."),
+    damaged: _("Its saved game is damaged, so the server has set it aside."),
+    too_large: _("That is too long."),
+    bad_request: _("The server refused this request."),
+    bad_message: _("The server did not understand the page; reload it."),
+  }[code] || _("The server refused this.");
 }
 
 export async function api(method, path, body) {
@@ -14,13 +35,13 @@ export async function api(method, path, body) {
       body: body ? JSON.stringify(body) : undefined,
     });
   } catch (err) {
-    throw new ApiError("offline", _("The server cannot be reached. Check your connection and try again."));
+    throw new ApiError("offline", "no answer");
   }
   let data = null;
   try { data = await response.json(); } catch (err) { data = null; }
   if (!response.ok) {
     const error = (data && data.error) || {};
-    throw new ApiError(error.code || "error", error.message || _("The server refused this."));
+    throw new ApiError(error.code || "error", error.message || "");
   }
   return data;
 }

@@ -38,8 +38,10 @@ async function route() {
     showPad(root, ui);
   } else if (path === "/odds") {
     showOdds(root, ui);
-  } else {
+  } else if (path === "/") {
     await showLobby();
+  } else {
+    showNotFound();
   }
   const focus = root.querySelector("h1");
   if (focus) { focus.setAttribute("tabindex", "-1"); }
@@ -55,13 +57,27 @@ function renderNav() {
     await loadLanguage(e.target.value);
     route();
   } }, Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code, selected: code === lang }, name)));
-  replace(nav,
-    h("a", { href: "/", class: "brand", onclick: link }, "Mino Dice"),
+  // On a phone the links fold behind one menu button, so that the header is one row.
+  const links = h("div", { class: "links", id: "nav-links" },
     h("a", { href: "/", onclick: link }, _("Play")),
     h("a", { href: "/pad", onclick: link }, _("Score pad")),
     h("a", { href: "/odds", onclick: link }, _("Odds")),
-    h("a", { href: "/about", onclick: link }, _("About")),
-    select);
+    h("a", { href: "/about", onclick: link }, _("About")));
+  const menu = h("button", { class: "menu", "aria-expanded": "false", "aria-controls": "nav-links",
+    "aria-label": _("Menu"), onclick: () => {
+      const open = nav.classList.toggle("open");
+      menu.setAttribute("aria-expanded", String(open));
+    } }, "☰");
+  nav.classList.remove("open");
+  replace(nav, h("a", { href: "/", class: "brand", onclick: link }, "Mino Dice"), menu, links, select);
+}
+
+// An address the page does not know: say so, with a way back (never the lobby in disguise).
+function showNotFound() {
+  replace(root, h("section", { class: "card" },
+    h("h1", {}, _("Page not found")),
+    h("p", {}, _("There is nothing at this address.")),
+    h("p", {}, h("a", { href: "/", class: "button primary", onclick: link }, _("Back to the lobby")))));
 }
 
 function link(event) {
@@ -160,7 +176,7 @@ async function createAndSit(settings, name) {
     await takeSeat(table.table, name, {}, table.commit);
     ui.go(table.url);
   } catch (err) {
-    ui.toast(err.message);
+    ui.toast(err.code === "bad_request" ? _("Please enter your name (at most 24 characters).") : err.message);
   }
 }
 

@@ -227,7 +227,7 @@ class PadGame {
     const text = {
       bid: _("{name}: a bid is 0 to {n} in round {n}", { name, n: r }),
       won: _("{name}: tricks won are 0 to {n}", { name, n: r }),
-      sum: _("The tricks add up to {total}, but round {n} has {n} tricks", { total: p.total, n: r }),
+      sum: _("The tricks add up to {total}, but in round {n} they must add up to {n}", { total: p.total, n: r }),
       simplified: _("The simplified variant has no bonuses"),
       "one-minotaur": _("There is one {minotaur} die: only one bonus of it per round", { minotaur }),
       griffins: _("{name}: at most {k} other dice in a trick", { name, k: Math.min(3, this.n - 1) }),
@@ -276,7 +276,7 @@ class PadGame {
           h("th", { scope: "row" }, String(s.round)),
           g.players.map((_p, j) => h("td", {},
             h("span", { class: "bw" }, `${g.rounds[i].bids[j]}/${g.rounds[i].won[j]}`),
-            h("span", { class: "pts" }, (s.points[j] > 0 ? "+" : "") + s.points[j] + (s.bonus[j] ? ` (${_("bonus")} ${s.bonus[j]})` : "")),
+            h("span", { class: "pts" }, (s.points[j] > 0 ? "+" : "") + s.points[j] + (s.bonus[j] ? " (" + _("Bonus") + " " + s.bonus[j] + ")" : "")),
             h("strong", { class: "tot" }, String(s.totals[j])))),
           h("td", { class: "no-print" }, h("button", { class: "small", id: `edit-${s.round}`, onclick: () => {
             this.editing = i; this.draft = structuredClone(g.rounds[i]); this.stage = "tricks"; this.problems = []; this.render();

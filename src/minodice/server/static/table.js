@@ -1,15 +1,21 @@
 // The table page (/t/ID): join or watch, then render every view the server sends, in one
 // direction (view → DOM), and send only what the view offers ("legal"). The server decides
 // everything; the page shows, asks, and checks the one thing it must not trust: the dice.
-import { api, diceSet, keepFair, newSeed, store, takeSeat } from "./api.js";
+import { api, diceSet, errorText, keepFair, newSeed, store, takeSeat } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
 import { verifyRecord } from "./fair.js";
 import { _, capital, word } from "./i18n.js";
+import { reducedMotion, setSignal, signalOn, turnSignal } from "./signal.js";
 
 import { EDITIONS, LEVELS } from "/meta.js";
 
 const TITLES = Object.fromEntries(EDITIONS.map((e) => [e.name, e.title]));
+const URGENT = 10;   // seconds: the turn clock's last seconds are shown as urgent
+
+/** How long a finished trick stays at least (ms): the person's choice on this device.
+ * The same with reduced motion: only the animation goes, never the time to read. */
+function readingTime() { return store.get("reading", 2000); }
 
 export async function showTable(root, tableId, ui) {
   let info;
@@ -42,12 +48,19 @@ class TablePage {
     this.status = "connecting";
     this.showFaces = false;
     this.showPad = false;
-    this.summaryFor = 0;            // the round whose summary was dismissed
-    this.announced = "";
+    this.showTricks = false;
+    this.showSettings = false;
+    // the round whose summary was dismissed, remembered on this device (a reload keeps it)
+    this.summaryFor = store.get(`summary.${this.id}`, 0);
+    this.holdUntil = 0;             // a finished trick stays on the table until then
+    this.held = null;               // the newest view, waiting for that moment
+    this.sentTurn = null;           // the decision this page answered already (a double tap)
+    this.notice = null;             // what the turn clock did: {text, until}
     this.fairness = null;
     this.advice = null;
-    this.chat = [];
     this.ticker = setInterval(() => this.tick(), 500);
+    this.onResize = () => this.fit();
+    window.addEventListener("resize", this.onResize);
     this.sections = {
       head: h("div", { class: "table-head" }),
       main: h("div", { class: "table-main" }),
@@ -70,6 +83,9 @@ class TablePage {
   leave() {
     this.closed = true;
     clearInterval(this.ticker);
+    clearTimeout(this.holdTimer);
+    window.removeEventListener("resize", this.onResize);
+    turnSignal(false, false);
     if (this.ws) this.ws.close();
   }
 
@@ -99,6 +115,15 @@ class TablePage {
     else this.ui.toast(_("Not connected; trying again…"));
   }
 
+  /** One answer per decision: a second tap on a die or a bid before the view moves on is
+   * ignored here rather than refused by the server. */
+  act(action) {
+    const v = this.view;
+    if (!v.turn || this.sentTurn === v.turn) return;
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.sentTurn = v.turn;
+    this.send({ type: "act", turn: v.turn, action });
+  }
+
   setStatus(status) {
     this.status = status;
     this.renderHead();
@@ -107,12 +132,18 @@ class TablePage {
   receive(message) {
     if (message.type === "view") {
       if (message.seq <= this.seq) return;
-      const before = this.view;
       this.seq = message.seq;
-      this.view = message.view;
-      this.keepFairness(this.view);
-      this.announce(before, this.view);
-      this.render(before);
+      // A finished trick stays readable: what follows it waits until its time is up.
+      const wait = this.holdUntil - Date.now();
+      if (wait > 0 && message.view.status === "playing") {
+        this.held = message.view;
+        clearTimeout(this.holdTimer);
+        this.holdTimer = setTimeout(() => this.release(), wait);
+        return;
+      }
+      clearTimeout(this.holdTimer);
+      this.held = null;
+      this.show(message.view);
     } else if (message.type === "chat") {
       this.addChat(message);
     } else if (message.type === "error") {
@@ -121,8 +152,29 @@ class TablePage {
         this.ws.close();
         return;
       }
-      this.ui.toast(message.code === "unavailable" ? _("The move could not be saved. Try again.") : message.message);
+      if (message.code === "stale") return;  // that decision was answered already
+      this.sentTurn = null;                    // refused or not saved: it may be tried again
+      this.ui.toast(errorText(message.code));
     }
+  }
+
+  release() {
+    const v = this.held;
+    this.held = null;
+    if (v && !this.closed) this.show(v);
+  }
+
+  show(v) {
+    const before = this.view;
+    this.view = v;
+    this.keepFairness(v);
+    const finished = this.announce(before, v);
+    if (finished && v.status === "playing") this.holdUntil = Date.now() + readingTime();
+    // the trick goes to its winner: their seat lights up while the trick is shown
+    this.took = finished ? this.lastTrick(v).winner : (v.trick.length ? null : this.took);
+    const yours = Boolean(v.turn) && v.status === "playing";
+    turnSignal(yours, yours && (!before || before.turn !== v.turn));
+    this.render(before);
   }
 
   // -- fair dice: what this device keeps, and revealing its seed ---------------------------
@@ -163,6 +215,8 @@ class TablePage {
     this.renderHead();
     const v = this.view;
     const main = this.sections.main;
+    this.chatForm.hidden = !this.seat;
+    this.chatNote.hidden = Boolean(this.seat);
     if (v.status === "waiting") {
       // One join form for the page: a view that arrives while a person types their name
       // (someone joins or leaves) must not wipe the name or take the focus away.
@@ -172,19 +226,29 @@ class TablePage {
       if (focused) focused.focus();
       return;
     }
+    // The page is drawn anew from each view; the focus stays on the same control (or,
+    // if that control is gone, goes to the prompt), never to <body>.
+    const active = document.activeElement;
+    const key = active && main.contains(active) ? active.dataset.key || "prompt" : null;
     const parts = [];
-    parts.push(this.promptLine());
     if (v.status === "finished") parts.push(this.finalPanel());
-    const summary = this.roundSummary();
-    if (summary) parts.push(summary);
-    parts.push(this.trickPanel(before));
-    if (v.you !== null && v.status === "playing") parts.push(this.handPanel());
-    if (v.phase === "bid" && v.turn) parts.push(this.bidPanel());
+    parts.push(this.playArea(before));
     if (this.advice && v.phase === "bid") parts.push(this.advicePanel());
-    parts.push(this.playersPanel());
     parts.push(this.toolbar());
+    if (this.showSettings) parts.push(this.settingsPanel());
+    if (this.showTricks) parts.push(this.roundTricks());
     if (this.showPad || v.status === "finished") parts.push(this.scorePad());
     replace(main, ...parts);
+    if (key) (main.querySelector(`[data-key="${key}"]`) || document.getElementById("prompt")).focus({ preventScroll: true });
+    this.fit();
+  }
+
+  /** The table fills the screen below the page's head, so that the seats above and the
+   * controls below never leave it; the middle (the trick, a round's summary) gives way. */
+  fit() {
+    const play = this.sections.main.querySelector(".play");
+    if (!play) return;
+    play.style.setProperty("--top", `${Math.round(play.getBoundingClientRect().top + window.scrollY)}px`);
   }
 
   renderJoin() {
@@ -203,7 +267,9 @@ class TablePage {
         this.seq = -1;
         this.view = null;
         this.connect();
-      } catch (err) { this.ui.toast(err.message); }
+      } catch (err) {
+        this.ui.toast(err.code === "conflict" ? _("No seat is free any more; you can still watch.") : err.message);
+      }
     } },
     h("h2", {}, _("Join this table")),
     h("label", { for: "join-name" }, _("Your name")), input,
@@ -224,7 +290,7 @@ class TablePage {
       h("h2", {}, _("Waiting for players")),
       h("p", {}, _("{free} of {total} seats are free.", { free, total: v.players.length })),
       h("ul", { class: "seats" }, v.players.map((p, i) => h("li", {},
-        p.name ? names[i] : h("em", {}, _("free seat")),
+        p.name ? h("span", { class: "name", title: names[i] }, names[i]) : h("em", {}, _("free seat")),
         p.bot ? h("span", { class: "tag" }, botName(p.bot)) : null,
         i === (this.seat && this.seat.seat) ? h("span", { class: "tag you" }, _("you")) : null))),
       invite(link, this.ui),
@@ -233,6 +299,53 @@ class TablePage {
           try { await api("POST", `/api/tables/${this.id}/start`, { host_token: host, fill: level.value }); }
           catch (err) { this.ui.toast(err.message); }
         } }, _("Start now"))) : null);
+  }
+
+  /** The table: the other seats across the top (clockwise from yours), the prompt, the
+   * middle where dice are rolled, your seat, your dice and your bid at the bottom. */
+  playArea(before) {
+    const v = this.view;
+    const n = v.players.length;
+    const ring = [];
+    for (let k = 1; k <= n; k++) {
+      const i = ((v.you ?? -1) + k) % n;
+      if (i !== v.you) ring.push(i);
+    }
+    return h("section", { class: "play", "aria-label": _("Table") },
+      v.you === null ? h("p", { class: "watching" }, _("You are watching: spectators see the table, never a hand.")) : null,
+      h("ol", { class: "players ring", "aria-label": _("Players") }, ring.map((i) => h("li", {}, this.seatChip(i)))),
+      this.promptLine(),
+      this.noticeLine(),
+      h("div", { class: "felt" }, this.trickPanel(before), this.roundSummary()),
+      v.you !== null ? h("div", { class: "players mine" }, this.seatChip(v.you)) : null,
+      v.you !== null && v.status === "playing" ? this.handPanel() : null,
+      v.phase === "bid" && v.turn ? this.bidPanel() : null);
+  }
+
+  seatChip(i) {
+    const v = this.view;
+    const p = v.players[i];
+    const name = this.names()[i];
+    const acting = v.status === "playing" && v.to_act.includes(i);
+    const away = Boolean(p.autoplay) || (!p.bot && !p.connected);
+    const bid = v.bids[i] !== null ? String(v.bids[i]) : (v.has_bid[i] ? "✓" : "?");
+    const bidSaid = v.bids[i] !== null ? `${_("Bid")} ${v.bids[i]}` : `${_("Bid")} ${v.has_bid[i] ? "✓" : "?"}`;
+    const notes = [];
+    if (p.bot) notes.push(botName(p.bot));
+    if (p.autoplay) notes.push(_("away: a bot plays"));
+    else if (!p.bot && !p.connected) notes.push(_("offline"));
+    if (i === v.you) notes.push(_("you"));
+    return h("div", { class: "seat" + (acting ? " acting" : "") + (i === v.you ? " me" : "") + (away ? " away" : "") + (i === this.took ? " took" : "") },
+      // a tap shows the whole name (kept across views until tapped again)
+      h("div", { class: "name" + (this.expanded === i ? " full" : ""), title: name,
+        onclick: () => { this.expanded = this.expanded === i ? null : i; this.render(this.view); } },
+        i === v.starter ? h("span", { class: "starter", title: _("start player") }, "◆ ", h("span", { class: "sr-only" }, _("start player") + ": ")) : null,
+        name, acting ? h("span", { class: "sr-only" }, " · " + _("to act")) : null),
+      h("div", { class: "stats" },
+        h("span", { class: "won", title: `${_("Won")} / ${_("Bid")}` }, h("span", { class: "sr-only" }, `${_("Won")} `),
+          String(v.tricks_won[i]), h("span", { class: "sr-only" }, ` · ${bidSaid}`), h("span", { "aria-hidden": "true" }, `/${bid}`)),
+        h("span", { class: "total", title: _("Total") }, h("span", { class: "sr-only" }, `${_("Total")} `), h("span", { "aria-hidden": "true" }, "Σ"), String(v.totals[i]))),
+      notes.length ? h("div", { class: "notes", title: notes.join(", ") }, notes.join(" · ")) : null);
   }
 
   promptLine() {
@@ -244,48 +357,37 @@ class TablePage {
     else if (v.turn) text = _("Your turn: choose a die to roll.");
     else if (v.phase === "bid") text = _("Waiting for bids: {names}", { names: v.to_act.map((s) => names[s]).join(", ") });
     else text = _("Waiting for {name}…", { name: v.to_act.map((s) => names[s]).join(", ") });
-    return h("p", { class: "prompt" + (v.turn ? " yours" : ""), id: "prompt" }, text,
+    return h("p", { class: "prompt" + (v.turn ? " yours" : ""), id: "prompt", tabindex: "-1" }, text,
       h("span", { class: "deadline", id: "deadline" }, this.deadlineText()));
   }
 
   deadlineText() {
     const v = this.view;
     if (!v || !v.deadline || v.status !== "playing") return "";
-    const left = Math.max(0, Math.ceil((v.deadline - Date.now()) / 1000));
-    return " · " + _("{s} s left", { s: left });
+    return " · " + _("{s} s left", { s: this.secondsLeft() });
   }
+
+  secondsLeft() { return Math.max(0, Math.ceil((this.view.deadline - Date.now()) / 1000)); }
 
   tick() {
     const el = document.getElementById("deadline");
-    if (el) el.textContent = this.deadlineText();
+    if (el) {
+      el.textContent = this.deadlineText();
+      el.classList.toggle("urgent", Boolean(this.view && this.view.deadline) && this.secondsLeft() <= URGENT);
+    }
+    if (this.notice && Date.now() > this.notice.until) {
+      this.notice = null;
+      const line = document.getElementById("notice");
+      if (line) line.remove();
+    }
   }
 
-  playersPanel() {
-    const v = this.view;
-    const names = this.names();
-    const rows = v.players.map((p, i) => {
-      const bid = v.bids[i] !== null ? String(v.bids[i]) : (v.has_bid[i] ? "✓" : "?");
-      const notes = [];
-      if (p.bot) notes.push(botName(p.bot));
-      if (p.autoplay) notes.push(_("away: a bot plays"));
-      else if (!p.bot && !p.connected) notes.push(_("offline"));
-      if (i === v.you) notes.push(_("you"));
-      return h("tr", { class: (v.to_act.includes(i) ? "acting " : "") + (i === v.you ? "me" : "") },
-        h("th", { scope: "row" }, i === v.starter ? h("span", { class: "starter", title: _("start player"), "aria-label": _("start player") }, "◆ ") : null,
-          names[i], notes.length ? h("small", {}, " (" + notes.join(", ") + ")") : null),
-        h("td", { "aria-label": _("Bid") }, bid),
-        h("td", {}, String(v.tricks_won[i])),
-        h("td", {}, String(v.totals[i])));
-    });
-    return h("table", { class: "players" },
-      h("caption", { class: "sr-only" }, _("Players")),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Player")), h("th", { scope: "col" }, _("Bid")),
-        h("th", { scope: "col" }, _("Won")), h("th", { scope: "col" }, _("Total")))),
-      h("tbody", {}, rows));
+  noticeLine() {
+    if (!this.notice) return null;
+    return h("p", { class: "notice", id: "notice" }, "⏱ " + this.notice.text);
   }
 
-  lastTrick() {
-    const v = this.view;
+  lastTrick(v = this.view) {
     if (v.trick.length) return null;
     if (v.tricks.length) return v.tricks[v.tricks.length - 1];
     const past = v.history[v.history.length - 1];
@@ -302,16 +404,20 @@ class TablePage {
     const items = rolls.map((r, i) => {
       const rolling = v.trick.length && i >= seen && !reducedMotion();
       const winner = !v.trick.length && done && r.seat === done.winner;
-      return h("li", { class: "roll" + (rolling ? " rolling" : "") + (winner ? " winner" : "") },
-        die(this.dice, this.kind(r.die), r.face, { size: 52 }),
-        h("span", { class: "who" }, names[r.seat]),
+      const leading = v.trick.length > 1 && r.seat === v.leading;
+      // a die flies in from its thrower's side: yours from below, the others' from above
+      const from = r.seat === v.you ? " from-me" : "";
+      return h("li", { class: "roll" + (rolling ? " rolling" + from : "") + (winner ? " winner" : "") + (leading ? " leading" : "") },
+        die(this.dice, this.kind(r.die), r.face, { size: 44 }),
+        h("span", { class: "who", title: names[r.seat] }, winner || leading ? h("span", { "aria-hidden": "true" }, "★ ") : null, names[r.seat]),
+        leading ? h("span", { class: "sr-only" }, " (" + _("winning so far") + ")") : null,
         h("span", { class: "what" }, `${word(r.die)} → ${word(r.face)}`));
     });
     let caption;
     if (v.trick.length) caption = follow ? _("Follow: {colour}", { colour: word(this.kind(follow).colour) }) : _("No colour yet");
     else if (done) caption = this.trickWonText(done);
     else caption = _("No trick yet this round");
-    return h("section", { class: "card trick", "aria-label": _("Trick") },
+    return h("section", { class: "trick", "aria-label": _("Trick") },
       h("h2", {}, v.trick.length ? _("Trick {n}/{total}", { n: v.tricks.length + 1, total: v.round }) : _("Trick")),
       h("p", { class: "caption" }, caption),
       h("ul", { class: "rolls" }, items));
@@ -337,15 +443,16 @@ class TablePage {
       const label = word(k.name) + (counts[k.name] > 1 ? ` ×${counts[k.name]}` : "");
       return h("li", {},
         h("button", { class: "die-button" + (allowed ? "" : " blocked"), disabled: !choosing || !allowed,
+          "data-key": `die-${k.name}`,
           "aria-label": choosing ? (allowed ? _("Roll {die}", { die: label }) : `${label}: ${this.whyBlocked()}`) : label,
-          onclick: () => this.send({ type: "act", turn: v.turn, action: `roll ${k.name}` }) },
-        die(this.dice, k, null, { size: 56, label: false }),
+          onclick: () => this.act(`roll ${k.name}`) },
+        die(this.dice, k, null, { size: 44, label: false }),
         h("span", { class: "label" }, label, allowed ? "" : " ✗")),
         this.showFaces ? h("div", { class: "faces", "aria-label": _("Faces of {die}", { die: word(k.name) }) },
           k.faces.map((f) => die(this.dice, k, f, { size: 22 }))) : null);
     });
-    return h("section", { class: "card hand", "aria-label": _("Your dice") },
-      h("h2", {}, _("Your dice")),
+    return h("section", { class: "hand", "aria-label": _("Your dice") },
+      h("h2", { class: "sr-only" }, _("Your dice")),
       kinds.length ? h("ul", { class: "dice" }, buttons) : h("p", { class: "hint" }, _("(none left this round)")),
       blocked ? h("p", { class: "why" }, "✗ " + this.whyBlocked()) : null);
   }
@@ -358,25 +465,57 @@ class TablePage {
   bidPanel() {
     const v = this.view;
     const bids = v.legal.filter((a) => a.startsWith("bid ")).map((a) => Number(a.slice(4)));
-    return h("section", { class: "card bid", "aria-label": _("Your bid") },
-      h("h2", {}, _("Your bid")),
+    return h("section", { class: "bid", "aria-label": _("Your bid") },
+      h("h2", { class: "sr-only" }, _("Your bid")),
       h("div", { class: "bids", role: "group", "aria-label": _("Your bid") }, bids.map((b) =>
-        h("button", { class: "bid-button", onclick: () => this.send({ type: "act", turn: v.turn, action: `bid ${b}` }) }, String(b)))),
-      h("p", { class: "hint" }, _("Bids stay secret until everyone has bid.")));
+        h("button", { class: "bid-button", "data-key": `bid-${b}`, onclick: () => this.act(`bid ${b}`) }, String(b)))));
   }
 
   toolbar() {
     const v = this.view;
+    const toggle = (label, key, on) => h("button", { "aria-pressed": String(on), "data-key": key,
+      onclick: () => { this[key] = !this[key]; this.render(this.view); } }, label);
     const buttons = [
-      h("button", { "aria-pressed": String(this.showFaces), onclick: () => { this.showFaces = !this.showFaces; this.render(this.view); } }, _("Faces")),
-      h("button", { "aria-pressed": String(this.showPad), onclick: () => { this.showPad = !this.showPad; this.render(this.view); } }, _("Score pad")),
+      toggle(_("Faces"), "showFaces", this.showFaces),
+      toggle(_("Score pad"), "showPad", this.showPad),
+      toggle(_("Tricks of this round"), "showTricks", this.showTricks),
+      toggle(_("Sound and vibration"), "showSettings", this.showSettings),
       h("a", { class: "button", href: "/about#rules", target: "_blank" }, _("Rules")),
     ];
     if (v.advisor && v.you !== null && v.phase === "bid" && v.status === "playing") {
-      buttons.push(h("button", { onclick: () => this.askAdvice() }, _("Bid advice")));
+      buttons.push(h("button", { "data-key": "advice", onclick: () => this.askAdvice() }, _("Bid advice")));
     }
-    buttons.push(h("button", { onclick: () => shareLink(`${location.origin}/t/${this.id}`, this.ui) }, _("Invite")));
+    if (v.you !== null) {
+      buttons.push(h("button", { "data-key": "invite", onclick: () => shareLink(`${location.origin}/t/${this.id}`, this.ui) }, _("Invite")));
+    }
     return h("nav", { class: "toolbar", "aria-label": _("Table tools") }, buttons);
+  }
+
+  settingsPanel() {
+    const box = (name, label) => h("div", { class: "check" },
+      h("input", { type: "checkbox", id: `signal-${name}`, checked: signalOn(name), "data-key": `signal-${name}`,
+        onchange: (e) => setSignal(name, e.target.checked) }),
+      h("label", { for: `signal-${name}` }, label));
+    const reading = h("select", { id: "reading-time", "data-key": "reading-time", onchange: (e) => store.set("reading", Number(e.target.value)) },
+      [1500, 2000, 3000, 5000].map((ms) => h("option", { value: ms, selected: ms === readingTime() }, _("{s} s", { s: ms / 1000 }))));
+    return h("section", { class: "card settings", "aria-label": _("Sound and vibration") },
+      h("h2", {}, _("Sound and vibration")),
+      box("sound", _("A sound when it is your turn")),
+      box("vibrate", _("Vibrate when it is your turn")),
+      h("label", { for: "reading-time" }, _("A finished trick stays at least")), reading);
+  }
+
+  roundTricks() {
+    const v = this.view;
+    const names = this.names();
+    const tricks = v.tricks.length || v.trick.length || !v.history.length ? v.tricks : v.history[v.history.length - 1].tricks;
+    return h("section", { class: "card tricks", "aria-label": _("Tricks of this round") },
+      h("h2", {}, _("Tricks of this round")),
+      tricks.length ? h("ol", {}, tricks.map((t) => h("li", {},
+        h("p", {}, this.trickWonText(t)),
+        h("ul", { class: "rolls small" }, t.rolls.map((r) => h("li", { class: "roll" + (r.seat === t.winner ? " winner" : "") },
+          die(this.dice, this.kind(r.die), r.face, { size: 30 }), h("span", { class: "who", title: names[r.seat] }, names[r.seat]))))))) :
+        h("p", { class: "hint" }, _("No trick yet this round")));
   }
 
   async askAdvice() {
@@ -403,19 +542,28 @@ class TablePage {
       h("p", { class: "hint" }, adviceBasis(a)));
   }
 
+  /** The last round's result, over the middle of the table (never pushing the seats or the
+   * controls away); gone once dismissed (remembered) or once this round's first trick is. */
   roundSummary() {
     const v = this.view;
     const past = v.history[v.history.length - 1];
     if (!past || past.round <= this.summaryFor) return null;
-    if (v.status === "playing" && v.tricks.length > 0) { this.summaryFor = past.round; return null; }
+    if (v.status === "playing" && v.tricks.length > 0) return null;
     const names = this.names();
-    return h("section", { class: "card summary", "aria-label": _("End of round {n}", { n: past.round }) },
-      h("h2", {}, _("End of round {n}", { n: past.round })),
-      h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, [_("Player"), _("Bid"), _("Won"), _("Points"), _("Bonus"), _("Total")].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", {}, names.map((n, i) => h("tr", {}, h("th", { scope: "row" }, n), h("td", {}, String(past.bids[i])),
+    const dismiss = () => {
+      this.summaryFor = past.round;
+      store.set(`summary.${this.id}`, past.round);
+      this.render(this.view);
+    };
+    const bonus = past.bonus.some((b) => b);  // the column only when someone earned one
+    const heads = [_("Player"), _("Bid"), _("Won"), _("Points"), bonus ? _("Bonus") : null, _("Total")].filter(Boolean);
+    return h("section", { class: "summary", "aria-label": _("End of round {n}", { n: past.round }) },
+      h("div", { class: "summary-head" }, h("h2", {}, _("End of round {n}", { n: past.round })),
+        v.status === "playing" && v.you !== null ? h("button", { class: "primary", "data-key": "continue", onclick: dismiss }, _("Continue")) : null),
+      h("table", {}, h("thead", {}, h("tr", {}, heads.map((t) => h("th", { scope: "col", title: t }, t)))),
+        h("tbody", {}, names.map((n, i) => h("tr", {}, h("th", { scope: "row" }, h("span", { class: "name", title: n }, n)), h("td", {}, String(past.bids[i])),
           h("td", {}, String(past.tricks_won[i])), h("td", {}, signed(past.points[i] - past.bonus[i])),
-          h("td", {}, past.bonus[i] ? signed(past.bonus[i]) : ""), h("td", {}, String(past.totals[i]))))))),
-      v.status === "playing" ? h("button", { onclick: () => { this.summaryFor = past.round; this.render(this.view); } }, _("Continue")) : null);
+          bonus ? h("td", {}, past.bonus[i] ? signed(past.bonus[i]) : "") : null, h("td", {}, String(past.totals[i])))))));
   }
 
   scorePad() {
@@ -423,10 +571,11 @@ class TablePage {
     const names = this.names();
     return h("section", { class: "card pad", "aria-label": _("Score pad") },
       h("h2", {}, _("Score pad")),
+      h("p", { class: "hint" }, `${_("Bid")}/${_("Won")} · ${_("Total")}`),
       h("div", { class: "scroll" }, h("table", {},
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Round")), names.map((n) => h("th", { scope: "col" }, n)))),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Round")), names.map((n) => h("th", { scope: "col" }, h("span", { class: "name", title: n }, n))))),
         h("tbody", {}, v.history.map((p) => h("tr", {}, h("th", { scope: "row" }, String(p.round)),
-          p.totals.map((t, i) => h("td", { title: `${_("Bid")} ${p.bids[i]} · ${_("Won")} ${p.tricks_won[i]}` }, String(t)))))))));
+          p.totals.map((t, i) => h("td", {}, h("span", { class: "bw" }, `${p.bids[i]}/${p.tricks_won[i]}`), " ", h("strong", {}, String(t))))))))));
   }
 
   finalPanel() {
@@ -445,10 +594,10 @@ class TablePage {
       h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Place")), h("th", { scope: "col" }, _("Player")), h("th", { scope: "col" }, _("Total")))),
         h("tbody", {}, order.map((i) => h("tr", { class: i === v.you ? "me" : "" },
           h("td", {}, String(1 + v.totals.filter((t) => t > v.totals[i]).length)),
-          h("th", { scope: "row" }, names[i]), h("td", {}, String(v.totals[i])))))),
+          h("th", { scope: "row" }, h("span", { class: "name", title: names[i] }, names[i])), h("td", {}, String(v.totals[i])))))),
       this.fairnessLine(),
       h("div", { class: "row" },
-        seat ? h("button", { class: "primary", onclick: () => this.rematch() }, _("Rematch")) : null,
+        seat ? h("button", { class: "primary", "data-key": "rematch", onclick: () => this.rematch() }, _("Rematch")) : null,
         h("a", { class: "button", href: `/api/tables/${this.id}/record`, download: `minodice-${this.id}.json` }, _("Download the record")),
         h("a", { class: "button", href: "/" }, _("Back to the lobby"))));
   }
@@ -494,22 +643,54 @@ class TablePage {
 
   // -- what changed, said aloud (screen readers) and shown ---------------------------------
 
+  /** Tell what happened since `before`; true if a trick was finished. */
   announce(before, v) {
-    if (!before) return;
+    if (!before) return false;
     const names = this.names();
     const lines = [];
-    if (v.trick.length > (before.trick || []).length) {
-      const r = v.trick[v.trick.length - 1];
+    const done = this.lastTrick(v);
+    const finished = Boolean(done) && v.tricks.length + v.history.length * 100 >
+      (before.tricks || []).length + (before.history || []).length * 100;
+    const rolled = v.trick.length ? v.trick : (finished ? done.rolls : []);
+    const sameTrick = finished || (v.tricks.length === (before.tricks || []).length && v.round === before.round);
+    for (const r of rolled.slice(sameTrick ? (before.trick || []).length : 0)) {
       lines.push(_("{name} rolled {die}: {face}", { name: names[r.seat], die: word(r.die), face: word(r.face) }));
     }
-    const done = this.lastTrick();
-    const beforeDone = (before.tricks || []).length + (before.history || []).length * 100;
-    const nowDone = v.tricks.length + v.history.length * 100;
-    if (done && nowDone > beforeDone) lines.push(this.trickWonText(done));
+    if (finished) lines.push(this.trickWonText(done));
     if (v.bids.every((b) => b !== null) && before.bids && before.bids.some((b) => b === null) && v.round === before.round) {
       lines.push(_("Bids revealed: {bids}", { bids: v.bids.map((b, i) => `${names[i]} ${b}`).join(", ") }));
     }
+    const timeouts = this.timeouts(before, v, rolled);
+    if (timeouts.length) {
+      this.notice = { text: timeouts.join(" "), until: Date.now() + 10000 };
+      lines.unshift(...timeouts);
+    }
     if (lines.length) this.live.textContent = lines.join(". ");
+    return finished;
+  }
+
+  /** The turn clock ran out for whom, and what the stand-in did for them (a bid stays
+   * secret until all are in). The view does not say it: the page sees a person's decision
+   * arrive after that decision's deadline without this page having sent it. */
+  timeouts(before, v, rolled) {
+    if (!before.deadline || before.status !== "playing" || Date.now() < before.deadline - 250) return [];
+    const names = this.names();
+    const out = [];
+    for (const s of before.to_act) {
+      const p = v.players[s];
+      if (p.bot || p.autoplay || (s === v.you && this.sentTurn === before.turn)) continue;
+      if (before.phase === "bid" && v.round === before.round && v.has_bid[s]) {
+        out.push(s === v.you
+          ? _("Your time ran out: a bid of {n} was made for you.", { n: v.bids[s] })
+          : _("{name}'s time ran out: a bid was made for them.", { name: names[s] }));
+      } else if (before.phase === "play") {
+        const r = rolled.find((x) => x.seat === s && !(before.trick || []).some((y) => y.seat === s));
+        if (r) out.push(s === v.you
+          ? _("Your time ran out: {die} was rolled for you.", { die: word(r.die) })
+          : _("{name}'s time ran out: {die} was rolled for them.", { name: names[s], die: word(r.die) }));
+      }
+    }
+    return out;
   }
 
   // -- chat ---------------------------------------------------------------------------------
@@ -517,15 +698,17 @@ class TablePage {
   chatPanel() {
     this.chatLog = h("ol", { class: "chat-log", role: "log", "aria-live": "polite", "aria-label": _("Chat") });
     const input = h("input", { id: "chat-text", maxlength: 200, autocomplete: "off", "aria-label": _("Message") });
-    const form = h("form", { class: "chat-form", onsubmit: (e) => {
+    this.chatForm = h("form", { class: "chat-form", onsubmit: (e) => {
       e.preventDefault();
       const text = input.value;
       if (!text.trim()) return;
-      if (!this.seat) { this.ui.toast(_("Spectators cannot chat.")); return; }
       this.send({ type: "chat", text });
       input.value = "";
     } }, input, h("button", { type: "submit" }, _("Send")));
-    return h("details", { class: "card chat" }, h("summary", {}, _("Chat")), this.chatLog, form);
+    this.chatNote = h("p", { class: "hint" }, _("Spectators cannot chat."));
+    this.chatForm.hidden = !this.seat;
+    this.chatNote.hidden = Boolean(this.seat);
+    return h("details", { class: "card chat" }, h("summary", {}, _("Chat")), this.chatLog, this.chatForm, this.chatNote);
   }
 
   addChat(message) {
@@ -558,10 +741,6 @@ export function reasonText(dice, why) {
     case "tie": return _("{number} is highest; the later roll wins a tie", { number: face });
     default: return _("only flags: the leader wins");
   }
-}
-
-function reducedMotion() {
-  return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
 export function invite(link, ui) {

@@ -1,0 +1,375 @@
+"""The table on a phone and a desktop (issue #16): at every decision of a whole game, what
+a person acts with and every seat lie in the viewport as the page left it, nothing is
+wider than the screen, and the tab's title says it is their turn; a round's summary never
+pushes the controls away and stays dismissed after a reload; a finished trick stays long
+enough to read; the turn is signalled by a tone and a vibration unless switched off or
+under reduced motion; errors are said in the reader's language, a double tap is ignored
+and unknown addresses get a page with a way back; the turn clock says what it did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pytest
+
+from live_server import LiveServer
+
+from .conftest import Pages
+from .pages import BID, DIE, GAME_TIMEOUT, decide, overflowing, step, wait_for_decision
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page, ViewportSize
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+PHONE: ViewportSize = {"width": 360, "height": 640}
+DESKTOP: ViewportSize = {"width": 1366, "height": 768}
+LONG_NAME = "Konstantinopolitanischer"
+WIDE_NAME = "W" * 24
+LOCALES = {"en": "en-GB", "de": "de-DE", "nl": "nl-NL", "pt": "pt-BR", "es": "es-ES"}
+
+#: What lies outside the viewport (or, for a button, under something else) at this moment:
+#: the bid buttons, the dice of the hand and every seat.
+AT_DECISION = """() => {
+  const W = document.documentElement.clientWidth, H = window.innerHeight;
+  const out = [];
+  const check = (el, what) => {
+    const r = el.getBoundingClientRect();
+    const inside = r.width > 0 && r.top >= -0.5 && r.left >= -0.5
+      && r.bottom <= H + 0.5 && r.right <= W + 0.5;
+    if (!inside) {
+      const at = [r.left, r.top, r.right, r.bottom].map(Math.round).join(",");
+      out.push(`${what}: at ${at} in ${W}x${H}`);
+    } else if (el.matches("button")) {
+      const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+      if (!hit || !el.contains(hit)) out.push(`${what}: covered by ${hit && hit.className}`);
+    }
+  };
+  for (const el of document.querySelectorAll(".bid-button, .die-button")) {
+    check(el, el.getAttribute("aria-label") || el.textContent);
+  }
+  for (const el of document.querySelectorAll(".players .seat")) {
+    check(el, "seat " + el.querySelector(".name").title);
+  }
+  return out;
+}"""
+
+
+def translated(server: LiveServer, lang: str) -> dict[str, Any]:
+    return {} if lang == "en" else server.get(f"/api/i18n/{lang}")["messages"]
+
+
+def tr(served: dict[str, Any], msgid: str) -> str:
+    value = served.get(msgid)
+    return value if isinstance(value, str) and value else msgid
+
+
+async def sit(page: Page, server: LiveServer, players: int, name: str,
+              **settings: Any) -> str:
+    """A new table of ``players`` (the others easy bots); this page takes the first seat
+    through the join form and waits for its first bid."""
+    table: str = server.post("/api/tables", {"players": players,
+                                             "bots": [None] + ["easy"] * (players - 1),
+                                             **settings})["table"]
+    await page.goto(f"{server.base}/t/{table}")
+    await page.fill("#join-name", name)
+    await page.locator(".join button[type=submit]").click()
+    await page.locator(BID).first.wait_for()
+    return table
+
+
+@pytest.mark.parametrize(("lang", "viewport", "players", "name"), [
+    ("de", PHONE, 6, WIDE_NAME),
+    ("pt", PHONE, 3, LONG_NAME),
+    ("nl", PHONE, 5, LONG_NAME),
+    ("en", DESKTOP, 3, WIDE_NAME),
+    ("es", DESKTOP, 6, LONG_NAME),
+])
+async def test_a_whole_game_keeps_the_controls_and_the_seats_on_screen(
+        lang: str, viewport: ViewportSize, players: int, name: str, server: LiveServer,
+        pages: Pages) -> None:
+    assert len(name) == 24
+    page = await pages.new(viewport=viewport, locale=LOCALES[lang])
+    await sit(page, server, players, name)
+    rng = random.Random(players)
+    decisions = 0
+    async with asyncio.timeout(GAME_TIMEOUT):
+        while (kind := await wait_for_decision(page)) != "final":
+            where = f"{lang} {viewport['width']}x{viewport['height']}, {players} players, " \
+                    f"decision {decisions + 1} ({kind})"
+            assert await page.locator(".players .seat").count() == players, where
+            assert await page.evaluate(AT_DECISION) == [], where
+            assert await overflowing(page) == [], where
+            assert (await page.title()).startswith("●"), where
+            if await step(page, rng) in ("bid", "roll"):
+                decisions += 1
+    assert decisions > players
+    assert await overflowing(page) == []
+    assert not (await page.title()).startswith("●")
+
+
+async def test_the_round_summary_covers_no_control_and_stays_dismissed(
+        server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="en-GB")
+    await sit(page, server, 4, LONG_NAME)
+    rng = random.Random(3)
+    assert await decide(page, rng) == "bid"
+    assert await decide(page, rng) == "roll"  # round 1: one die each
+    await page.locator(".summary").wait_for()
+    assert await wait_for_decision(page) == "bid"
+    assert await page.evaluate(AT_DECISION) == []
+    await page.get_by_role("button", name="Continue").click()
+    assert await page.locator(".summary").count() == 0
+    await page.reload()
+    await page.locator(BID).first.wait_for()
+    assert await page.locator(".summary").count() == 0, "a dismissed summary came back"
+
+
+async def test_long_names_give_way_with_the_full_name_on_demand(
+        server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="en-GB")
+    await sit(page, server, 3, WIDE_NAME)
+    mine = page.locator(".players .me .name")
+    assert await mine.get_attribute("title") == WIDE_NAME
+    shown = await mine.evaluate("""(el) => ({ right: el.getBoundingClientRect().right,
+        cut: el.scrollWidth > el.clientWidth })""")
+    assert shown == {"right": shown["right"], "cut": True}, "not cut short"
+    assert shown["right"] <= PHONE["width"]
+    await mine.click()  # a tap shows the whole name
+    whole = page.locator(".players .me .name.full")
+    await whole.wait_for()
+    assert await whole.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
+    assert await overflowing(page) == []
+
+
+# -- signals --------------------------------------------------------------------------------
+
+#: Counts the tones and vibrations the page makes.
+LISTEN = """
+window.__tones = 0; window.__vibrations = 0;
+const original = AudioContext.prototype.createOscillator;
+AudioContext.prototype.createOscillator = function () {
+  window.__tones++;
+  return original.call(this);
+};
+navigator.vibrate = () => { window.__vibrations++; return true; };
+"""
+
+
+async def signals(page: Page) -> tuple[int, int]:
+    tones, vibrations = await page.evaluate("[window.__tones, window.__vibrations]")
+    return int(tones), int(vibrations)
+
+
+async def test_your_turn_is_signalled_and_the_choice_is_remembered(
+        server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="en-GB")
+    await page.add_init_script(LISTEN)
+    await sit(page, server, 3, "Ana")
+    assert (await page.title()).startswith("● Your turn")
+    tones, vibrations = await signals(page)
+    assert tones >= 1
+    assert vibrations >= 1
+
+    await page.get_by_role("button", name="Sound and vibration").click()
+    await page.locator("#signal-sound").uncheck()
+    await page.locator("#signal-vibrate").uncheck()
+    await page.reload()
+    await page.locator(BID).first.wait_for()
+    assert (await page.title()).startswith("● Your turn")
+    assert await signals(page) == (0, 0), "switched off, remembered on this device"
+    await page.get_by_role("button", name="Sound and vibration").click()
+    assert not await page.locator("#signal-sound").is_checked()
+
+
+async def test_reduced_motion_means_no_tone_and_no_vibration(
+        server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="en-GB", reduced_motion="reduce")
+    await page.add_init_script(LISTEN)
+    await sit(page, server, 3, "Ana")
+    assert (await page.title()).startswith("● Your turn")
+    assert await signals(page) == (0, 0)
+
+
+# -- a trick stays ----------------------------------------------------------------------------
+
+#: When each finished trick appeared on the table and when it left it (ms, page clock).
+WATCH_TRICKS = """
+window.__shown = [];
+new MutationObserver(() => {
+  const now = performance.now();
+  const won = document.querySelector(".felt .trick .roll.winner");
+  const last = window.__shown[window.__shown.length - 1];
+  if (won && (!last || last.gone !== null)) window.__shown.push({ at: now, gone: null });
+  else if (!won && last && last.gone === null) last.gone = now;
+}).observe(document, { subtree: true, childList: true });
+"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+async def test_a_finished_trick_stays_long_enough_to_read(
+        motion: str, server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="en-GB", reduced_motion=motion)
+    await page.add_init_script("localStorage.setItem('minodice.reading', '1500');")
+    await page.add_init_script(WATCH_TRICKS)
+    await sit(page, server, 3, "Ana")
+    rng = random.Random(11)
+    async with asyncio.timeout(GAME_TIMEOUT):
+        while await page.evaluate(
+                "window.__shown.filter((s) => s.gone !== null).length") < 4:
+            await step(page, rng)
+    shown = await page.evaluate("window.__shown.filter((s) => s.gone !== null)")
+    # a trick that you lead next stays until you roll; one that a bot leads, its time
+    assert all(s["gone"] - s["at"] >= 1400 for s in shown), shown
+
+    # a look at this round's tricks: each with its winner, and why
+    await page.get_by_role("button", name="Tricks of this round").click()
+    listed = page.locator(".tricks ol > li")
+    async with asyncio.timeout(GAME_TIMEOUT):
+        while not await listed.count():
+            await step(page, rng)
+    for trick in await listed.all():
+        assert " wins the trick: " in await trick.locator("p").inner_text()
+        assert await trick.locator(".winner").count() == 1
+
+
+# -- errors -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", list(LOCALES))
+async def test_errors_are_said_in_the_readers_language(
+        lang: str, server: LiveServer, pages: Pages) -> None:
+    served = translated(server, lang)
+    page = await pages.new(viewport=PHONE, locale=LOCALES[lang])
+    await page.goto(f"{server.base}/t/nosuchtable")
+    await page.locator("main h1").wait_for()
+    text = await page.locator("main").inner_text()
+    assert tr(served, "This table does not exist, or it has expired.") in text
+    assert "no such table" not in text
+
+    waiting = server.post("/api/tables",
+                          {"players": 3, "bots": [None, "easy", "easy"]})["table"]
+    await page.goto(f"{server.base}/t/{waiting}")
+    await page.fill("#join-name", "Ana")
+    # the last seat goes to someone else (a hash: the table waits for their seed)
+    server.post(f"/api/tables/{waiting}/seats",
+                {"name": "Bea", "client_seed_hash": hashlib.sha256(b"x").hexdigest()})
+    await page.locator(".join button[type=submit]").click()
+    toast = page.locator(".toast-item").first
+    await toast.wait_for()
+    assert await toast.inner_text() == tr(served, "No seat is free any more; you can still watch.")
+
+
+async def test_a_double_tap_is_ignored(server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="de-DE")
+    await sit(page, server, 3, "Ana")
+    await page.evaluate(
+        "() => { const b = document.querySelector('.bid-button'); b.click(); b.click(); }")
+    await page.locator(DIE).first.wait_for()
+    await page.wait_for_timeout(500)  # time for a refusal to come back, if one were sent
+    assert await page.locator(".toast-item").count() == 0
+
+
+@pytest.mark.parametrize("path", ["/nonsense", "/t/x/extra", "/t/abc-def"])
+async def test_unknown_addresses_get_a_page_with_a_way_back(
+        path: str, server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="nl-NL")
+    served = translated(server, "nl")
+    response = await page.goto(server.base + path)
+    assert response is not None
+    if path != "/t/abc-def":
+        assert response.status == 404
+    heading = page.locator("main h1")
+    await heading.wait_for()
+    assert await heading.inner_text() == tr(served, "Page not found")
+    back = page.locator("main a[href='/']")
+    await back.click()
+    await page.locator("#play-now").wait_for()
+    api = httpx.get(server.base + "/api/nonsense", timeout=10)
+    assert api.status_code == 404
+    assert api.json()["error"]["code"] == "not_found"
+
+
+# -- the turn clock -----------------------------------------------------------------------------
+
+
+async def test_the_turn_clock_says_what_it_played_for_you(
+        server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="en-GB")
+    await sit(page, server, 3, "Ana", turn_seconds=5)
+    urgent = page.locator("#deadline.urgent")
+    await urgent.wait_for()
+    assert "s left" in await urgent.inner_text()
+    notice = page.locator("#notice")
+    await notice.wait_for(timeout=15_000)
+    assert "Your time ran out: a bid of " in await notice.inner_text()
+    assert await page.evaluate(AT_DECISION) == []
+
+
+# -- spectators ---------------------------------------------------------------------------------
+
+
+async def test_spectators_are_told_they_watch(server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="en-GB")
+    table = server.post("/api/tables", {"players": 3, "bots": ["easy"] * 3})["table"]
+    await page.goto(f"{server.base}/t/{table}")
+    await page.locator(".watching").wait_for()
+    assert await page.locator(".players .seat").count() == 3
+    assert not await page.get_by_role("button", name="Invite").count()
+    assert not await page.get_by_role("button", name="Continue").count()
+    assert not await page.locator("#chat-text").is_visible()
+
+
+# -- other things noticed -----------------------------------------------------------------------
+
+#: Controls a finger cannot hit on the table page: less than 44 px high (WCAG 2.5.5).
+SMALL_TARGETS = """() => [...document.querySelectorAll(
+  "header a, header button, header select, main button, main .button, main select, .chat summary")]
+  .filter((el) => el.checkVisibility()).map((el) => [el, el.getBoundingClientRect()])
+  .filter(([, r]) => r.height < 43.5)
+  .map(([el, r]) => `${el.tagName} "${el.textContent.trim()}": ${Math.round(r.height)} px`)"""
+
+
+async def test_tap_targets_focus_and_the_pad_on_a_phone(server: LiveServer,
+                                                        pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="en-GB")
+    await sit(page, server, 3, "Ana")
+    await page.get_by_role("button", name="Menu").click()
+    await page.locator("header a[href='/about']").wait_for()
+    assert await page.evaluate(SMALL_TARGETS) == []
+
+    # a bid made from the keyboard: the view that follows keeps the focus in the game
+    await page.locator(BID).first.focus()
+    await page.keyboard.press("Enter")
+    await page.locator(DIE).first.wait_for()
+    assert await page.evaluate("document.activeElement.tagName") != "BODY"
+    assert await page.evaluate("document.getElementById('app').contains(document.activeElement)")
+
+    await page.locator(DIE).first.click()
+    await page.locator(".summary").wait_for()
+    await page.get_by_role("button", name="Score pad").click()
+    cells = page.locator(".pad tbody td .bw")
+    assert await cells.count() == 3, "bid/won of round 1 shown for every player"
+    assert all("/" in text for text in await cells.all_inner_texts())
+
+
+async def test_the_desktop_layout_does_not_jump_when_bidding_ends(server: LiveServer,
+                                                                  pages: Pages) -> None:
+    page = await pages.new(viewport=DESKTOP, locale="en-GB")
+    await sit(page, server, 4, "Ana")
+    await page.get_by_role("button", name="Score pad").click()
+    before = {sel: await page.locator(sel).bounding_box() for sel in (".hand", ".pad", ".trick")}
+    await page.locator(BID).first.click()
+    await page.locator(DIE).first.wait_for()
+    after = {sel: await page.locator(sel).bounding_box() for sel in (".hand", ".pad", ".trick")}
+    for sel, box in before.items():
+        assert box is not None
+        moved = after[sel]
+        assert moved is not None
+        assert abs(box["x"] - moved["x"]) < 1, sel
+        assert abs(box["width"] - moved["width"]) < 1, sel
