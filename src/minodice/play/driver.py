@@ -37,16 +37,17 @@ tournament, ``simulate``: no event loop, no copies of the table); the asynchrono
 (:meth:`start`, :meth:`act`, :meth:`kick`, :meth:`away`, :meth:`back`) serve a table with
 people on it.
 
-How the server's ``Room`` will use it (the next step; ``Room`` is unchanged so far): the room
-keeps transport, persistence and broadcast. It makes a driver with a
+How the server's ``Room`` uses it: the room keeps transport, persistence and broadcast. It
+makes a driver with a
 :class:`~minodice.play.runners.PoolRunner` on its ``BotPool``, ``on_bot_error=RANDOM``,
 its ``turn_seconds``/``grace``/``bot_delay`` as :class:`Clocks`, and ``commit`` = its write
 (``store.save_async`` of the fork's primary events with the next ``seq``) — the driver calls
 it under the lock it is given (the room's own ``lock``, which its chat and connections take
-too; the hook must not take it again), so ``Room.apply``, ``_pump``, ``_bot_move``,
-``_arm_clock``, ``_time_out`` and the grace timers go; a listener broadcasts the views
-after each change and writes the presence events (``autoplay``). :attr:`Driver.deadline`
-is what the room's views show.
+too; the hook must not take it again; :meth:`Driver.start` with ``locked=True`` when the
+room holds it already, as when the last seat is taken and the deal is in the same write);
+``on_change`` broadcasts the views once a move is taken and its clock armed, and a
+listener writes the presence events (``autoplay``). :attr:`Driver.deadline` is what the
+room's views show.
 """
 
 from __future__ import annotations
@@ -291,6 +292,7 @@ class Driver:
         listeners: Iterable[Listener] = (),
         lock: asyncio.Lock | None = None,
         pace: Pace | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
         self.table = table
         self.runner = runner
@@ -304,6 +306,7 @@ class Driver:
         self.fallback_rng = fallback_rng or random.SystemRandom()
         self.listeners = list(listeners)
         self.pace = pace
+        self.on_change = on_change  # a move was taken and its clock armed (a room broadcasts)
         self.deadline: float | None = None
         self.failure: BotError | None = None  # the error that stopped the game (STOP)
         self.closed = False
@@ -403,12 +406,23 @@ class Driver:
 
     # -- asynchronous: people and bots ----------------------------------------------------------
 
-    async def start(self) -> None:
-        """Deal the first round (through the commit hook) and let the bots begin."""
-        async with self._lock:
-            if self.table.started:
-                return
-            await self._apply(None, None)
+    async def start(self, *, locked: bool = False) -> None:
+        """Deal the first round (through the commit hook) and let the bots begin;
+        ``locked``: the caller holds the driver's lock already (the owner writes other
+        changes with the deal, in one write)."""
+        if locked:
+            if not self.table.started:
+                await self._apply(None, None)
+        else:
+            async with self._lock:
+                if self.table.started:
+                    return
+                await self._apply(None, None)
+        self._changed()
+
+    def resume(self) -> None:
+        """A table taken up again as it was (loaded from a store): arm its clock and let
+        its bots act."""
         self._changed()
 
     async def act(self, seat: int, action: Action, turn: str | None = None) -> list[Event]:
@@ -441,8 +455,13 @@ class Driver:
         return events
 
     def _changed(self) -> None:
-        self._arm_clock()
+        self._moved()
         self.kick()
+
+    def _moved(self) -> None:
+        self._arm_clock()
+        if self.on_change is not None:
+            self.on_change()
 
     def kick(self) -> None:
         """Let the bots (and stand-ins) act if the game waits for one; one pump at a time."""
@@ -486,7 +505,7 @@ class Driver:
             except Exception as exc:  # the owner's write: nothing changed, try again later
                 self._emit([CommitFailed(seat, f"{type(exc).__name__}: {exc}")])
                 return False
-        self._arm_clock()
+        self._moved()
         return True
 
     async def _decided_async(self, seat: int, bot: str, request: DecisionRequest) -> Action:
@@ -537,15 +556,33 @@ class Driver:
 
     # -- presence -------------------------------------------------------------------------------
 
-    def away(self, seat: int) -> None:
-        """``seat``'s person left; after the grace period the stand-in plays for them."""
+    def away(self, seat: int, since: float | None = None) -> None:
+        """``seat``'s person left (at ``since``, by default now); the grace period after
+        that the stand-in plays for them."""
         if self.kind(seat) is SeatKind.BOT or seat in self._away:
             return
         grace = self.clocks.grace
-        timer = (None if grace is None or self.closed
-                 else self.scheduler.call_later(grace, lambda: self._grace_over(seat)))
+        now = self.scheduler.now()
+        at = None if grace is None else (now if since is None else since) + grace
+        timer = (None if at is None or self.closed
+                 else self.scheduler.call_later(at - now, lambda: self._grace_over(seat)))
         self._away[seat] = timer
-        self._emit([SeatAway(seat, None if grace is None else self.scheduler.now() + grace)])
+        self._emit([SeatAway(seat, at)])
+
+    def stand_in_now(self, seat: int) -> None:
+        """The stand-in plays for ``seat`` from now on, until :meth:`back` (a person who
+        missed a step of the start, such as revealing a seed)."""
+        if self.kind(seat) is not SeatKind.PERSON:
+            return
+        timer = self._away.get(seat)
+        if timer is not None:
+            timer.cancel()
+        self._away[seat] = None
+        self._grace_over(seat)
+
+    def is_away(self, seat: int) -> bool:
+        """Whether ``seat``'s person is away (in the grace period, or stood in for)."""
+        return seat in self._away
 
     def back(self, seat: int) -> None:
         """``seat``'s person is back: they decide again from the next decision on."""
@@ -600,6 +637,17 @@ class Driver:
                 await asyncio.sleep(0)
             else:  # work on a thread or in a process
                 await asyncio.wait(live, timeout=poll)
+
+    def idle(self) -> bool:
+        """Whether no task of the driver is running or waiting (a bot, a clock's move)."""
+        return self._pumping is False and all(t.done() for t in self._tasks)
+
+    async def drain(self) -> None:
+        """:meth:`close`, then wait until every task has ended (before the store closes)."""
+        self.close()
+        tasks = list(self._tasks)
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def close(self) -> None:
         """Stop every timer and task (the table is being put away); the runner stays the
