@@ -103,8 +103,8 @@ async def test_a_seat_that_does_not_reveal_is_replaced_and_played_by_the_stand_i
     assert room.row.status == "playing"
     assert room.players()[b]["autoplay"] == "easy"
     assert room.players()[0]["autoplay"] is None
-    room.autoplay[0] = True  # let Ana's seat be played too, to reach the record
-    room.kick()
+    assert room.driver is not None
+    room.driver.stand_in_now(0)  # let Ana's seat be played too, to reach the record
     record = await finished(room)
     assert record["fairness"]["replaced"] == [b]
     assert record["fairness"]["client_seeds"][0] == "mine"

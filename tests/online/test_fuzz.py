@@ -327,7 +327,7 @@ def test_websocket_fuzz(server: Server, play: list[Play], data: st.DataObject) -
     with server.client.websocket_connect(f"/ws/{p.table}{query}") as ws:
         target = Socket(ws, seat)
         assert receive(target)["type"] == "view"
-        for _ in range(len(server.room(p.table).chat)):  # the chat so far
+        for _ in range(len(server.room(p.table).presence.chat)):  # the chat so far
             assert receive(target)["type"] == "chat"
         assert target.view is not None
         message = data.draw(ws_messages(target.view["turn"], target.view["legal"]),

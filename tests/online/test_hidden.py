@@ -19,7 +19,8 @@ import random
 import re
 import secrets
 from collections import Counter
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 from unittest.mock import patch
 
 from hypothesis import HealthCheck, event, given, settings
@@ -32,6 +33,7 @@ from minodice.core.actions import Action, Bid, Roll
 from minodice.core.dice import load_dice_set
 from minodice.core.state import Phase
 from minodice.core.view import SeatView
+from minodice.play.runners import decide_in_worker
 from minodice.server.botpool import BotPool
 from minodice.server.lobby import Lobby
 from minodice.server.protocol import (
@@ -54,6 +56,8 @@ CHAT_LINES = ("gg", "hello", "well rolled", "oops", "🎲")
 
 # -- fakes ---------------------------------------------------------------------------------
 
+T = TypeVar("T")
+
 
 class InProcessPool(BotPool):
     """The real pool's interface, deciding in this process with ``make_bot(spec).act``.
@@ -73,6 +77,14 @@ class InProcessPool(BotPool):
 
     async def warm_up(self) -> None:
         return None
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """A job of the pool's, here; a bot's decision is seeded from this pool's
+        generator (the server seeds it from the OS), so that an example replays."""
+        if fn is decide_in_worker:
+            spec, seat_view, _seed = args
+            args = (spec, seat_view, int(self.rng.random() * 2**64))
+        return fn(*args)
 
     async def decide(self, spec: str, seat_view: SeatView) -> Action:
         bot = self.bots.get(spec)
@@ -406,7 +418,7 @@ async def settle(room: Room, probe: Probe) -> None:
     """Let the bots' tasks run until the room waits for a person (or is over)."""
     for _ in range(30_000):  # a hang guard of 30 s and more: writes run on their own thread
         await asyncio.sleep(0.001)
-        if not room._tasks and not room._pumping:
+        if not room.busy():
             probe.fail_if_any()
             return
     raise AssertionError("the bots never settled")
@@ -575,10 +587,8 @@ async def churn(room: Room, probe: Probe, rng: random.Random, conns: dict[int, F
         seat = rng.choice(sorted(conns))
         conn = conns.pop(seat)
         await room.disconnect(conn)
-        handle = room._grace.get(seat)
-        if handle is not None:
-            handle.cancel()
-        await room._absent(seat)  # what the grace timer runs
+        assert room.driver is not None
+        room.driver.stand_in_now(seat)  # what the end of the grace period does
         event("a stand-in played for an absent person")
         away[seat] = FakeConn(probe, seat)
         away[seat].answered = conn.answered
@@ -650,8 +660,8 @@ def test_a_game_through_the_real_bot_pool() -> None:
             rng = random.Random(7)
             for _ in range(5_000):
                 for _ in range(1000):  # the pool answers from another process
-                    await asyncio.sleep(0.002 if room._tasks else 0)
-                    if not room._tasks:
+                    await asyncio.sleep(0.002 if room.busy() else 0)
+                    if not room.busy():
                         break
                 probe.fail_if_any()
                 if room.row.status == "finished":

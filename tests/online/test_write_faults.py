@@ -205,43 +205,7 @@ async def test_a_write_waiting_on_a_lock_does_not_stall_the_event_loop(tmp_path:
         store.close()
 
 
-async def test_a_bot_whose_move_cannot_be_written_tries_again(tmp_path: Path) -> None:
-    store = FlakyStore.sqlite(tmp_path / "s.sqlite3")
-    lobby = Lobby(store, InProcessPool(1), Settings(bot_delay=0, grace=3600.0))
-    try:
-        import minodice.server.room as room_module
-
-        room_module.RETRY_AFTER = 0.01
-        room, _host = await lobby.create(3, "mino", "standard", ["easy", "easy", "easy"],
-                                         None, False)
-        store.failing = True
-        await lobby.maybe_start_new(room)
-        assert room.row.status == "waiting"  # its start could not be written
-        store.failing = False
-        watcher = Conn(None)
-        await room.connect(watcher)  # the stranded table starts at the next connection
-        assert room.row.status in ("playing", "finished")
-        await asyncio.sleep(0.05)
-        store.failing = True
-        await asyncio.sleep(0.05)  # a write already under way may still land
-        decisions = room.table.decisions if room.table else 0
-        await asyncio.sleep(0.1)
-        assert room.table is not None
-        assert room.table.decisions == decisions
-        store.failing = False
-        for _ in range(500):
-            if room.row.status == "finished":
-                break
-            await asyncio.sleep(0.02)
-        assert room.row.status == "finished"
-        reloaded = Room(store.load(room.id) or pytest.fail("gone"), store, lobby.pool,
-                        lobby.settings)
-        assert reloaded.table is not None
-        assert reloaded.table.is_over()
-    finally:
-        room_module.RETRY_AFTER = 1.0
-        await lobby.close()
-        store.close()
+# A bot's move that cannot be written is tried again: test_room_clocks.py, on a fake clock.
 
 
 async def test_a_join_that_cannot_be_written_keeps_the_seat_free(tmp_path: Path) -> None:
@@ -291,7 +255,8 @@ async def test_a_connection_that_fails_to_open_leaves_no_ghost(tmp_path: Path) -
             await room.connect(BrokenConn(1))
         assert room.online[1] == 0
         assert room.players()[1]["connected"] is False
-        assert 1 in room._grace, "the stand-in's grace period did not start"
+        assert room.driver is not None
+        assert room.driver.is_away(1), "the stand-in's grace period did not start"
         for opened in list(room.conns):
             await room.disconnect(opened)
         assert room.online == [0, 0, 0]

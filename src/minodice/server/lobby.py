@@ -133,16 +133,9 @@ class Lobby:
                 room = self.room(table_id)
             except ApiError:
                 continue  # set aside, and said in the log by room()
-            async with room.lock:
-                if room.row.status == "waiting" and room.seats_free() == 0:
-                    await room._start_stranded()
+            await room.resume()
             if room.row.status == "waiting":
                 self._list(room)
-            room.watch_all_absent()
-            if room.revealing():
-                room.arm_reveal()
-            room._arm_clock()
-            room.kick()
             count += 1
         return count
 
@@ -229,9 +222,7 @@ class Lobby:
     async def maybe_start_new(self, room: Room) -> None:
         """A table whose seats are all taken at creation (bots only) starts at once (or,
         if that cannot be written now, when someone first connects to it)."""
-        async with room.lock:
-            if room.row.status == "waiting" and room.seats_free() == 0:
-                await room._start_stranded()
+        await room.start_if_full()
 
     async def join(self, table_id: str, name: str, client_seed: str | None,
                    rematch_token: str | None = None, client_seed_hash: str | None = None
@@ -266,15 +257,10 @@ class Lobby:
             token = secrets.token_urlsafe(24)
             seats[index].update(name=seated, token_hash=token_hash(token), **committed)
             seats[index].pop("held_for", None)
-            try:
-                if any(s.get("name") is None for s in seats):
-                    await room._commit(seats=seats)
-                else:  # the last seat: it and the first deal in one write, or the reveals
-                    await room.begin(seats)
+            try:  # the last seat: it and the first deal in one write, or the reveals
+                await room.take_seat(seats, index)
             except StoreError:
                 raise _unsaved() from None
-            room.away_since[index] = self.settings.clock()
-            room._watch_absence(index)
         return index, token, seated
 
     async def reveal(self, table_id: str, token: str, client_seed: str) -> Room:
@@ -430,7 +416,7 @@ class Lobby:
                     s.get("turn_seconds"), False, s.get("advisor", True), held,
                     rematch_of=room.id)
                 try:
-                    await room._commit(rematch=new.id)
+                    await room.set_rematch(new.id)
                 except StoreError:
                     raise _unsaved() from None
             new = self.room(str(room.row.rematch))
@@ -472,10 +458,9 @@ class Lobby:
                 if room.row.status != "waiting" or room.conns:
                     continue  # someone came while the others were written
                 try:
-                    await self.store.save_async(room.id, status=EXPIRED)
+                    await room.set_status(EXPIRED)
                 except StoreError:
                     continue
-                room.row.status = EXPIRED
                 self.rooms.pop(room.id, None)
                 room.stop()
                 count += 1

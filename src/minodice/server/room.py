@@ -1,14 +1,18 @@
-"""One table on the server: its seats, its connections, its clock and its bots.
+"""One table on the server: its seats and its game, written before anyone is told.
 
-A :class:`Room` wraps a :class:`~minodice.play.table.Table` and is the only writer of its
-game (after boardgame.io's master): every incoming action goes through one pipeline under
-the room's lock — check the seat and the turn, apply through the table (which checks the
-rules), **write the new events to the store**, and only then send each connection a view
-built from its own seat's :class:`~minodice.core.view.SeatView` (STYLE 14, 15).
+A :class:`Room` is the only writer of its table (after boardgame.io's master). Its game is
+played by a :class:`~minodice.play.driver.Driver` — who acts, bots (asked through the
+:class:`~minodice.server.botpool.BotPool` by a :class:`~minodice.play.runners.PoolRunner`,
+a random legal action when one fails), deadlines, the grace period and the stand-in — and
+the room keeps what is the server's: every change goes through one pipeline under the
+room's lock — check the seat and the turn, apply on a fork of the table (which checks the
+rules), **write the new events to the store** (the driver's commit hook), and only then
+take the fork and send each connection a view built from its own seat's
+:class:`~minodice.core.view.SeatView` (STYLE 14, 15). The connections and the chat are
+counted by a :class:`~minodice.server.presence.Presence`.
 
-Bots (a bot seat, a person away longer than the grace period, a decision whose clock ran
-out) are asked through the :class:`~minodice.server.botpool.BotPool`, outside the lock, after
-a short pause so that people can follow; their answers take the same pipeline.
+Before the first deal there is no driver: seats are taken and, for ``minodice-fair-2``,
+their committed seeds revealed (or replaced when late); the last of these writes deals.
 """
 
 from __future__ import annotations
@@ -19,10 +23,9 @@ import hashlib
 import logging
 import secrets
 import time
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from minodice.core.actions import Action, parse_action
 from minodice.core.dice import load_dice_set
@@ -37,6 +40,20 @@ from minodice.core.fair import (
 )
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig
+from minodice.play.driver import (
+    RANDOM,
+    AsyncioScheduler,
+    BotFailed,
+    Clocks,
+    Driver,
+    DriverError,
+    DriverEvent,
+    Scheduler,
+    SeatKind,
+    StandingIn,
+    Timer,
+)
+from minodice.play.runners import PoolRunner
 from minodice.play.table import (
     BOT_NAMES,
     PRIMARY,
@@ -49,6 +66,7 @@ from minodice.play.table import (
 )
 from minodice.server import ops
 from minodice.server.botpool import BotPool
+from minodice.server.presence import Presence, Sender
 from minodice.server.protocol import (
     Act,
     Chat,
@@ -63,22 +81,12 @@ from minodice.server.store import Store, StoreError, TableRow
 
 log = logging.getLogger("minodice.server")
 
-CHAT_KEPT = 50
 RETRY_AFTER = 1.0  # seconds before a bot's or the clock's move whose write failed is tried again
-CHAT_LINES, CHAT_WINDOW = 5, 10.0  # chat lines a seat may send in a window of seconds
 
 
 def token_hash(token: str) -> str:
     """Tokens are stored only as hashes; they are long random secrets, so sha256 suffices."""
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-class Sender(Protocol):
-    """A connection as the room sees it: somewhere to put outgoing text."""
-
-    seat: int | None
-
-    def send(self, text: str) -> None: ...
 
 
 @dataclass
@@ -90,6 +98,12 @@ class Settings:
     stand_in: str = "easy"          # the bot that plays for an absent or timed-out person
     reveal_seconds: float = 20.0    # fair-2: how long seats have to reveal their seeds
     clock: Callable[[], float] = field(default=time.time)
+    # The rooms' timers and clock (None: the event loop's, with ``clock``); tests give a
+    # FakeScheduler and move time by hand.
+    scheduler: Scheduler | None = None
+
+    def make_scheduler(self) -> Scheduler:
+        return self.scheduler or AsyncioScheduler(self.clock)
 
 
 def config_of(row: TableRow) -> GameConfig:
@@ -154,28 +168,19 @@ class Room:
         self.store = store
         self.pool = pool
         self.settings = settings
-        self.table: Table | None = None
-        self.lock = asyncio.Lock()
-        self.conns: list[Sender] = []
-        self.last_active = settings.clock()  # a connection came or went, a move was made
-        n = row.settings["players"]
-        self.online = [0] * n
-        now = settings.clock()
-        self.away_since: list[float | None] = [now] * n
-        self.autoplay = [False] * n
-        self.deadline: float | None = None
-        self._deadline_turn: str | None = None
-        self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_KEPT)
-        self._chat_times: dict[int, deque[float]] = {}  # each seat's last lines' times
+        self.scheduler = settings.make_scheduler()
+        self.lock = asyncio.Lock()  # the driver's too: one change of the table at a time
+        self.presence = Presence(self.n, self.scheduler.now())
+        self.driver: Driver | None = None  # from the first deal on
+        self.last_active = self.scheduler.now()  # a connection came or went, a move was made
         self._tasks: set[asyncio.Task[None]] = set()
         # The finished rounds as JSON text, built once a round (public, the same for every
         # view; a string also costs the garbage collector nothing to look at).
         self._history: tuple[int, str] = (-1, "[]")
-        self._pumping = False
-        self._timer: asyncio.TimerHandle | None = None
-        self._grace: dict[int, asyncio.TimerHandle] = {}
-        self._reveal_timer: asyncio.TimerHandle | None = None
+        self._reveal_timer: Timer | None = None
         self.reveal_deadline: float | None = None
+        self._start_fields: dict[str, Any] = {}  # written with the first deal
+        self._quiet = False  # stand-ins set for the first deal: its own write shows them
         self.closed = False
         if row.status != "waiting":
             self._rebuild()
@@ -185,6 +190,25 @@ class Room:
     @property
     def n(self) -> int:
         return int(self.row.settings["players"])
+
+    @property
+    def table(self) -> Table | None:
+        """The game, once dealt (``None`` while seats are taken and seeds revealed)."""
+        driver = self.driver
+        return driver.table if driver is not None and driver.table.started else None
+
+    @property
+    def deadline(self) -> float | None:
+        """When the current decision's clock runs out (``None``: no clock)."""
+        return self.driver.deadline if self.driver is not None else None
+
+    @property
+    def conns(self) -> list[Sender]:
+        return self.presence.conns
+
+    @property
+    def online(self) -> list[int]:
+        return self.presence.online
 
     def config(self) -> GameConfig:
         return config_of(self.row)
@@ -196,25 +220,52 @@ class Room:
     def client_seeds(self) -> list[str]:
         return seeds_of(self.row.seats)
 
-    def _new_table(self, seats: list[dict[str, Any]] | None = None) -> Table:
-        return new_table_of(self.row, seats)
-
     def _rebuild(self) -> None:
         """The table again from its logged events (after a restart, or for a record)."""
-        self.table = rebuilt_table(self.row)
+        self.driver = self._driver_for(rebuilt_table(self.row))
         self.row.log = []  # the table holds the game now; the store keeps the log
+
+    def _driver_for(self, table: Table) -> Driver:
+        s = self.settings
+        return Driver(
+            table, PoolRunner(self.pool), scheduler=self.scheduler, commit=self._write_move,
+            clocks=Clocks(turn_seconds=self.row.settings.get("turn_seconds") or None,
+                          grace=s.grace, bot_delay=s.bot_delay, retry_after=RETRY_AFTER),
+            stand_in=s.stand_in, on_bot_error=RANDOM, listeners=[self._on_event],
+            lock=self.lock, on_change=self.broadcast)
+
+    async def resume(self) -> None:
+        """A table loaded after a start or a crash: start it if it was stranded, give the
+        seats still to reveal a whole period again, start every person's grace period
+        (nobody is connected yet), arm the clock and let the bots act."""
+        await self.start_if_full()
+        if self.revealing():
+            self.arm_reveal()
+        driver = self.driver
+        if driver is not None and not self.closed:
+            self._watch_absent(driver, self.scheduler.now())
+            driver.resume()
+
+    def _watch_absent(self, driver: Driver, now: float | None = None) -> None:
+        """Every person not connected is away (since ``now``, or since they left)."""
+        for seat in range(self.n):
+            if self.row.seats[seat].get("name") is not None and \
+                    not self.presence.connected(seat):
+                driver.away(seat, now if now is not None else self.presence.away_since[seat])
 
     # -- public facts and views ------------------------------------------------------------
 
     def players(self) -> list[dict[str, Any]]:
+        driver = self.driver
         out = []
         for i, seat in enumerate(self.row.seats):
             bot = seat.get("bot")
+            standing_in = driver is not None and driver.kind(i) is SeatKind.STAND_IN
             out.append({
                 "name": seat.get("name"),
                 "bot": bot,
-                "connected": bot is not None or self.online[i] > 0,
-                "autoplay": self.settings.stand_in if self.autoplay[i] and bot is None else None,
+                "connected": bot is not None or self.presence.connected(i),
+                "autoplay": self.settings.stand_in if standing_in and bot is None else None,
             })
         return out
 
@@ -232,6 +283,171 @@ class Room:
 
     def fairness(self) -> Fairness:
         return fairness_of(self.row)
+
+    def facts(self) -> TableFacts:
+        s = self.row.settings
+        extra: dict[str, Any] = {"advisor": s.get("advisor", True), "rematch": self.row.rematch,
+                                 "public": self.row.public}
+        if self.row.status == "finished":
+            extra["fairness"] = self.fairness().to_json()  # revealed once the game is over
+        elif self.revealing() and self.reveal_deadline is not None:
+            # Every commitment, published before any seed is revealed: a page keeps them
+            # and checks the record against them (a server cannot swap one in later).
+            extra["reveal"] = {
+                "pending": self.pending_reveals(),
+                "deadline": int(self.reveal_deadline * 1000),
+                "seed_hashes": list(self.fairness().seed_hashes)}
+        table = self.table
+        to_act = table.to_act() if table is not None else []
+        deadline = int(self.deadline * 1000) if self.deadline is not None else None
+        return TableFacts(self.id, self.row.status, s["edition"], s["variant"], self.players(),
+                          s.get("turn_seconds"), self.row.commit, to_act, deadline, extra)
+
+    def view_text(self, seat: int | None, facts: TableFacts | None = None) -> str:
+        facts = facts or self.facts()
+        table = self.table
+        seat_view = table.view(seat) if table is not None else None
+        turn = table.turn(seat) if table is not None and seat is not None else None
+        if seat_view is None:
+            return dumps(view_message(facts, seat_view, seat, turn, self.row.seq))
+        # The finished rounds are public and change once a round: encode them once.
+        if self._history[0] != len(seat_view.history):
+            self._history = (len(seat_view.history), dumps(history_message(seat_view)))
+        return view_text(facts, seat_view, seat, turn, self.row.seq, self._history[1])
+
+    def record(self) -> dict[str, Any]:
+        """The finished game's record with its proof and, for fair-2, the scores the server
+        gave (``totals``), which ``minodice verify`` checks against the bids and tricks."""
+        table = self.table
+        assert table is not None
+        extra: dict[str, Any] = {"fairness": self.fairness().to_json()}
+        if self.scheme == SCHEME_2 and table.is_over():
+            extra["totals"] = list(table.view(None).totals)
+        return table.record(extra)
+
+    def broadcast(self) -> None:
+        """Send every connection its own view (built once per seat)."""
+        facts = self.facts()
+        texts: dict[int | None, str] = {}
+        for conn in list(self.presence.conns):
+            text = texts.get(conn.seat)
+            if text is None:
+                text = texts[conn.seat] = self.view_text(conn.seat, facts)
+            conn.send(text)
+
+    # -- writing: nothing is real before it is written -------------------------------------
+
+    async def _write(self, events: list[Event] | None = None, **fields: Any) -> None:
+        """Persist a change (new events, new fields) with the next ``seq``. Call under lock.
+
+        ``fields`` go into ``row`` only after the write; if it fails this raises
+        :class:`StoreError` and nothing has changed: no ``seq`` was used, the row is as
+        it was (and the driver keeps the table as it was: it adopts only after this).
+        """
+        logged = [event_to_json(e) for e in events or [] if isinstance(e, PRIMARY)]
+        seq = self.row.seq + 1
+        try:
+            await self.store.save_async(self.id, logged, self.row.events, seq=seq, **fields)
+        except StoreError as exc:
+            log.warning("table %s: a write failed, nothing changed: %s", self.id, exc.why)
+            raise
+        self.row.seq = seq
+        self.row.events += len(logged)
+        self.last_active = self.scheduler.now()
+        for key, value in fields.items():
+            setattr(self.row, key, value)
+
+    async def _write_move(self, table: Table, events: list[Event]) -> None:
+        """The driver's commit hook (under the lock): a move, or the first deal with the
+        fields given for it, on ``table`` (a fork the driver takes once this returned)."""
+        fields = dict(self._start_fields)
+        if table.is_over():
+            fields["status"] = "finished"
+        await self._write(events, **fields)
+        if not self._start_fields:
+            ops.action_applied()  # a decision, a person's or a bot's (not the deal)
+
+    async def _commit(self, **fields: Any) -> None:
+        """Persist a change of the row, not of the game (seats, presence, a rematch), then
+        tell everyone. Call under lock; :class:`StoreError` and no change if unwritten."""
+        await self._write(None, **fields)
+        self.broadcast()
+
+    async def touch(self) -> bool:
+        """A change of who is connected: a new ``seq`` and fresh views. Returns whether it
+        was written; if not, nobody is shown it (presence is not worth a failed request)."""
+        try:
+            await self._commit()
+        except StoreError:
+            return False
+        return True
+
+    # -- seats and the start (called under the room's lock) ---------------------------------
+
+    async def take_seat(self, seats: list[dict[str, Any]], index: int) -> None:
+        """``seats`` with ``index`` newly taken: written, and if it was the last free seat
+        the game starts in the same write (or asks for the committed seeds). Raises
+        :class:`StoreError` and changes nothing if it cannot be written. The person's
+        grace period runs from now until they connect."""
+        if not self.presence.connected(index):  # (before the deal, which starts the clocks)
+            self.presence.away_since[index] = self.scheduler.now()
+        if any(s.get("name") is None for s in seats):
+            await self._commit(seats=seats)
+        else:
+            await self.begin(seats)
+
+    async def set_rematch(self, table_id: str) -> None:
+        """The rematch's table, told to everyone here. :class:`StoreError` if unwritten."""
+        await self._commit(rematch=table_id)
+
+    async def set_status(self, status: str) -> None:
+        """A new status for a table not played (``expired``), written with the next
+        ``seq``. :class:`StoreError` and no change if unwritten."""
+        await self._commit(status=status)
+
+    async def start_if_full(self) -> bool:
+        """A table whose seats are all taken but whose game never started (its start
+        could not be written, or only bots sit there): start it now. Takes the lock;
+        returns whether it started."""
+        async with self.lock:
+            return await self._start_stranded()
+
+    async def start(self, seats: list[dict[str, Any]] | None = None,
+                    stand_ins: Sequence[int] = ()) -> None:
+        """Deal the first round (all seats are taken), with the new ``seats`` if given in
+        the same write; the stand-in plays for ``stand_ins`` from the start. Call under
+        lock; raises :class:`StoreError` and changes nothing if the write fails."""
+        driver = self._driver_for(new_table_of(self.row, seats))
+        self._quiet = True
+        try:
+            for seat in stand_ins:
+                driver.stand_in_now(seat)
+        finally:
+            self._quiet = False
+        self._start_fields = {"status": "playing"}
+        if seats is not None:
+            self._start_fields["seats"] = seats
+        self.driver = driver
+        try:
+            await driver.start(locked=True)
+        except BaseException:
+            self.driver = None
+            driver.close()
+            raise
+        finally:
+            self._start_fields = {}
+        self._watch_absent(driver)
+
+    async def _start_stranded(self) -> bool:
+        """Under lock: start a stranded table (see :meth:`start_if_full`). A table whose
+        seeds are being revealed is not stranded: it waits for them."""
+        if self.row.status != "waiting" or self.seats_free() or self.pending_reveals():
+            return False
+        try:
+            await self.start()
+        except StoreError:
+            return False  # still stranded: the next connection tries again
+        return True
 
     # -- fair-2: every seat commits to its seed, then all reveal -----------------------------
 
@@ -253,7 +469,7 @@ class Room:
             await self.start(seats=seats)
             return
         # set before the write, so that the views it sends ask for the seeds
-        self.reveal_deadline = self.settings.clock() + self.settings.reveal_seconds
+        self.reveal_deadline = self.scheduler.now() + self.settings.reveal_seconds
         try:
             await self._commit(seats=seats)
         except StoreError:
@@ -266,10 +482,9 @@ class Room:
         period again), and the timer that replaces the seeds not revealed by then."""
         if self._reveal_timer is not None:
             self._reveal_timer.cancel()
-        now = self.settings.clock()
+        now = self.scheduler.now()
         self.reveal_deadline = deadline or now + self.settings.reveal_seconds
-        loop = asyncio.get_running_loop()
-        self._reveal_timer = loop.call_later(
+        self._reveal_timer = self.scheduler.call_later(
             max(0.0, self.reveal_deadline - now),
             lambda: self._spawn(self._reveal_timed_out()))
 
@@ -299,14 +514,11 @@ class Room:
             late = self.pending_reveals()
             for i in late:
                 seats[i].update(client_seed=replacement_seed(server_seed, i), replaced=True)
-            before = list(self.autoplay)
-            for i in late:
-                self.autoplay[i] = seats[i].get("bot") is None
             try:
-                await self.start(seats=seats)
+                await self.start(seats=seats,
+                                 stand_ins=[i for i in late if seats[i].get("bot") is None])
             except StoreError:
-                self.autoplay = before
-                self.arm_reveal(self.settings.clock() + RETRY_AFTER)  # try again, later
+                self.arm_reveal(self.scheduler.now() + RETRY_AFTER)  # try again, later
                 return
             self._stop_reveal()
 
@@ -316,142 +528,42 @@ class Room:
             self._reveal_timer = None
         self.reveal_deadline = None
 
-    def facts(self) -> TableFacts:
-        s = self.row.settings
-        extra: dict[str, Any] = {"advisor": s.get("advisor", True), "rematch": self.row.rematch,
-                                 "public": self.row.public}
-        if self.row.status == "finished":
-            extra["fairness"] = self.fairness().to_json()  # revealed once the game is over
-        elif self.revealing() and self.reveal_deadline is not None:
-            # Every commitment, published before any seed is revealed: a page keeps them
-            # and checks the record against them (a server cannot swap one in later).
-            extra["reveal"] = {
-                "pending": self.pending_reveals(),
-                "deadline": int(self.reveal_deadline * 1000),
-                "seed_hashes": list(self.fairness().seed_hashes)}
-        to_act = self.table.to_act() if self.table is not None else []
-        deadline = int(self.deadline * 1000) if self.deadline is not None else None
-        return TableFacts(self.id, self.row.status, s["edition"], s["variant"], self.players(),
-                          s.get("turn_seconds"), self.row.commit, to_act, deadline, extra)
-
-    def view_text(self, seat: int | None, facts: TableFacts | None = None) -> str:
-        facts = facts or self.facts()
-        table = self.table
-        seat_view = table.view(seat) if table is not None else None
-        turn = table.turn(seat) if table is not None and seat is not None else None
-        if seat_view is None:
-            return dumps(view_message(facts, seat_view, seat, turn, self.row.seq))
-        # The finished rounds are public and change once a round: encode them once.
-        if self._history[0] != len(seat_view.history):
-            self._history = (len(seat_view.history), dumps(history_message(seat_view)))
-        return view_text(facts, seat_view, seat, turn, self.row.seq, self._history[1])
-
-    def record(self) -> dict[str, Any]:
-        """The finished game's record with its proof and, for fair-2, the scores the server
-        gave (``totals``), which ``minodice verify`` checks against the bids and tricks."""
-        assert self.table is not None
-        extra: dict[str, Any] = {"fairness": self.fairness().to_json()}
-        if self.scheme == SCHEME_2 and self.table.is_over():
-            extra["totals"] = list(self.table.view(None).totals)
-        return self.table.record(extra)
-
-    def broadcast(self) -> None:
-        """Send every connection its own view (built once per seat)."""
-        facts = self.facts()
-        texts: dict[int | None, str] = {}
-        for conn in list(self.conns):
-            text = texts.get(conn.seat)
-            if text is None:
-                text = texts[conn.seat] = self.view_text(conn.seat, facts)
-            conn.send(text)
-
-    # -- changes ---------------------------------------------------------------------------
-
-    async def _commit(self, events: list[Event] | None = None, table: Table | None = None,
-                      **fields: Any) -> None:
-        """Persist a change (new events, new fields), then tell everyone. Call under lock.
-
-        A change becomes real only once it is written: ``table`` (a fork carrying the new
-        events) becomes the room's table, and ``fields`` go into ``row``, after the write.
-        If the write fails this raises :class:`StoreError` and nothing has changed: no
-        ``seq`` was used, nobody was told, the table is as it was.
-        """
-        logged = [event_to_json(e) for e in events or [] if isinstance(e, PRIMARY)]
-        seq = self.row.seq + 1
-        try:
-            await self.store.save_async(self.id, logged, self.row.events, seq=seq, **fields)
-        except StoreError as exc:
-            log.warning("table %s: a write failed, nothing changed: %s", self.id, exc.why)
-            raise
-        if table is not None:
-            if self.table is None:
-                self.table = table
-            else:
-                self.table.adopt(table)
-        self.row.seq = seq
-        self.row.events += len(logged)
-        self.last_active = self.settings.clock()
-        for key, value in fields.items():
-            setattr(self.row, key, value)
-        self._arm_clock()
-        self.broadcast()
-        self.kick()
-
-    async def touch(self) -> bool:
-        """A change of who is connected: a new ``seq`` and fresh views. Returns whether it
-        was written; if not, nobody is shown it (presence is not worth a failed request)."""
-        try:
-            await self._commit()
-        except StoreError:
-            return False
-        return True
-
-    async def start(self, seats: list[dict[str, Any]] | None = None) -> None:
-        """Deal the first round (all seats are taken), with the new ``seats`` if given in
-        the same write. Call under lock; raises :class:`StoreError` and changes nothing if
-        the write fails."""
-        table = self._new_table(seats)
-        events = table.start()
-        fields: dict[str, Any] = {"status": "playing"}
-        if seats is not None:
-            fields["seats"] = seats
-        await self._commit(events, table, **fields)
-
-    async def apply(self, seat: int, action: Action) -> None:
-        """Apply one decision on a fork of the table (which checks the rules), persist it,
-        then take the fork and tell everyone. Under lock; :class:`StoreError` if the write
-        failed (then the move did not happen)."""
-        assert self.table is not None
-        fork = self.table.fork()
-        events = fork.act(seat, action)
-        fields = {"status": "finished"} if fork.is_over() else {}
-        await self._commit(events, fork, **fields)
-        ops.action_applied()
-
     # -- a person's messages ---------------------------------------------------------------
+
+    async def apply(self, seat: int, action: Action, turn: str | None = None) -> None:
+        """A person's decision through the driver (it takes the lock): applied on a fork,
+        written, then taken and told. :class:`StoreError` if the write failed (then the
+        move did not happen), ``IllegalActionError`` if the rules forbid it,
+        :class:`~minodice.play.driver.DriverError` if the game does not wait for it."""
+        driver = self.driver
+        if driver is None or self.table is None:
+            raise DriverError(f"the game is {self.row.status}")
+        await driver.act(seat, action, turn)
 
     async def on_act(self, conn: Sender, msg: Act) -> None:
         received = ops.action_received(self.id)  # the server-side latency starts
-        async with self.lock:
-            error = self._check_act(conn.seat, msg)
-            if error is not None:
-                conn.send(dumps(error))
-                return
-            assert self.table is not None
+        error = self._check_act(conn.seat, msg)
+        if error is None:
+            table = self.table
+            assert table is not None
             assert conn.seat is not None
             try:
-                action = parse_action(self.table.config.dice_set, msg.action)
-                await self.apply(conn.seat, action)
+                action = parse_action(table.config.dice_set, msg.action)
+                await self.apply(conn.seat, action, msg.turn)
                 ops.action_done(self.id, self.row.seq, received)  # every view sent
+                return
             except IllegalActionError as exc:
-                conn.send(dumps(error_message(
-                    "illegal", exc.describe(self.table.names), exc.rule)))
+                error = error_message("illegal", exc.describe(table.names), exc.rule)
             except StoreError:
-                conn.send(dumps(error_message(
+                error = error_message(
                     "unavailable", "the move could not be saved, so it was not made; "
-                    "try again in a moment")))
+                    "try again in a moment")
+            except DriverError:  # the game moved on while this waited for the lock
+                error = self._check_act(conn.seat, msg) or error_message(
+                    "not_your_turn", "the game waits for another player")
             except ValueError as exc:
-                conn.send(dumps(error_message("bad_message", str(exc)[:200])))
+                error = error_message("bad_message", str(exc)[:200])
+        conn.send(dumps(error))
 
     def _check_act(self, seat: int | None, msg: Act) -> dict[str, Any] | None:
         if seat is None:
@@ -477,24 +589,16 @@ class Room:
         return error_message("not_your_turn", "the game waits for another player")
 
     def chat_allowed(self, seat: int, now: float) -> bool:
-        """Whether ``seat`` may send a chat line now (at most CHAT_LINES in CHAT_WINDOW s,
-        counted for the seat across all its connections); counts the line if so."""
-        times = self._chat_times.setdefault(seat, deque(maxlen=CHAT_LINES))
-        if len(times) == CHAT_LINES and now - times[0] < CHAT_WINDOW:
-            return False
-        times.append(now)
-        return True
+        """Whether ``seat`` may send a chat line now (see :meth:`Presence.chat_allowed`)."""
+        return self.presence.chat_allowed(seat, now)
 
     async def on_chat(self, conn: Sender, msg: Chat) -> None:
         if conn.seat is None:
             conn.send(dumps(error_message("forbidden", "spectators cannot chat")))
             return
         line = {"type": "chat", "seat": conn.seat, "name": self.row.seats[conn.seat]["name"],
-                "text": msg.text, "at": int(self.settings.clock() * 1000)}
-        self.chat.append(line)
-        text = dumps(line)
-        for other in list(self.conns):
-            other.send(text)
+                "text": msg.text, "at": int(self.scheduler.now() * 1000)}
+        self.presence.say(line, dumps(line))
 
     # -- connections -----------------------------------------------------------------------
 
@@ -503,188 +607,101 @@ class Room:
         is in ``conns``, and undone whole if anything fails on the way, so that no
         connection that failed to open is ever counted as a player present."""
         async with self.lock:
-            self.conns.append(conn)
+            self.presence.open(conn)
             seat = conn.seat
             counted = False
             try:
-                self.last_active = self.settings.clock()
-                shown = False  # whether a broadcast has sent this connection its view
-                if self.row.status == "waiting" and self.seats_free() == 0:
-                    shown = await self._start_stranded()
+                self.last_active = self.scheduler.now()
+                shown = await self._start_stranded()  # a broadcast sent this one its view
                 if seat is not None:
-                    self.online[seat] += 1
+                    first = self.presence.arrive(seat)
                     counted = True
-                    self.away_since[seat] = None
-                    handle = self._grace.pop(seat, None)
-                    if handle is not None:
-                        handle.cancel()
-                    if self.online[seat] == 1 or self.autoplay[seat]:
-                        self.autoplay[seat] = False
+                    driver = self.driver
+                    stood_in = driver is not None and driver.kind(seat) is SeatKind.STAND_IN
+                    if driver is not None:
+                        driver.back(seat)
+                    if first or stood_in:
                         shown = await self.touch() or shown
                 if not shown:
                     conn.send(self.view_text(seat))
-                for line in self.chat:
+                for line in self.presence.chat:
                     conn.send(dumps(line))
             except BaseException:
                 self._forget(conn, counted)
                 raise
 
-    def _forget(self, conn: Sender, counted: bool) -> None:
-        if conn in self.conns:
-            self.conns.remove(conn)
-        seat = conn.seat
-        if counted and seat is not None:
-            self.online[seat] -= 1
-            if self.online[seat] == 0:
-                self.away_since[seat] = self.settings.clock()
-                if not self.closed:
-                    self._watch_absence(seat)
+    def _forget(self, conn: Sender, counted: bool) -> bool:
+        """Uncount ``conn``; returns whether its seat is left without a connection (its
+        person is then away: the driver's grace period starts)."""
+        left = self.presence.close(conn, counted, self.scheduler.now())
+        if left and conn.seat is not None and self.driver is not None and not self.closed:
+            self.driver.away(conn.seat)
+        return left
 
     async def disconnect(self, conn: Sender) -> None:
         """A connection closed (idempotent: a connection not counted is not uncounted)."""
         async with self.lock:
-            if conn not in self.conns:
+            if not self.presence.is_open(conn):
                 return
-            self._forget(conn, conn.seat is not None)
-            self.last_active = self.settings.clock()
-            seat = conn.seat
-            if seat is None or self.closed:
-                return
-            if self.online[seat] == 0:
+            left = self._forget(conn, conn.seat is not None)
+            self.last_active = self.scheduler.now()
+            if left and not self.closed:
                 await self.touch()
 
-    async def _start_stranded(self) -> bool:
-        """A table whose seats are all taken but whose game never started (its start
-        could not be written): start it now. Under lock; returns whether it started.
-        A table whose seeds are being revealed is not stranded: it waits for them."""
-        if self.pending_reveals():
-            return False
-        try:
-            await self.start()
-        except StoreError:
-            return False  # still stranded: the next connection tries again
-        return True
+    # -- what the driver tells ---------------------------------------------------------------
 
-    def _watch_absence(self, seat: int) -> None:
-        """After the grace period, a bot plays for a person still away."""
-        if self.row.seats[seat].get("bot") is not None:
-            return
-        old = self._grace.pop(seat, None)
-        if old is not None:
-            old.cancel()
-        loop = asyncio.get_running_loop()
-        self._grace[seat] = loop.call_later(self.settings.grace,
-                                            lambda: self._spawn(self._absent(seat)))
+    def _on_event(self, event: DriverEvent) -> None:
+        if isinstance(event, StandingIn) and not self._quiet:
+            self._spawn(self._stood_in(event.seat))
+        elif isinstance(event, BotFailed):
+            self.pool.failures += 1
+            log.warning("table %s: %s; playing at random", self.id, event.error)
 
-    async def _absent(self, seat: int) -> None:
+    async def _stood_in(self, seat: int) -> None:
+        """The stand-in plays for an absent person now: everyone is shown it. If that
+        cannot be written, it does not play: the person gets another grace period."""
         async with self.lock:
-            self._grace.pop(seat, None)
-            if self.online[seat] == 0 and not self.autoplay[seat] and not self.closed:
-                self.autoplay[seat] = True
-                if not await self.touch():
-                    self.autoplay[seat] = False
-                    self._watch_absence(seat)  # try again after another grace period
+            driver = self.driver
+            if driver is None or self.closed or driver.kind(seat) is not SeatKind.STAND_IN:
+                return
+            if not await self.touch():
+                driver.back(seat)
+                driver.away(seat)
 
-    def watch_all_absent(self) -> None:
-        """After a restart nobody is connected yet: start every person's grace period."""
-        for seat in range(self.n):
-            if self.row.seats[seat].get("name") is not None and self.online[seat] == 0:
-                self._watch_absence(seat)
-
-    # -- bots and the clock ----------------------------------------------------------------
-
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _bot_for(self, seat: int) -> str | None:
-        bot = self.row.seats[seat].get("bot")
-        if bot is not None:
-            return str(bot)
-        return self.settings.stand_in if self.autoplay[seat] else None
+    def busy(self) -> bool:
+        """Whether a task of this table runs or waits (a bot, a clock, a presence write)."""
+        return (any(not t.done() for t in self._tasks)
+                or (self.driver is not None and not self.driver.idle()))
 
-    def kick(self) -> None:
-        """Let the bots act if the game waits for one (one pump per room at a time)."""
-        if self._pumping or self.closed or self.table is None or self.row.status != "playing":
-            return
-        if any(self._bot_for(s) for s in self.table.to_act()):
-            self._pumping = True
-            self._spawn(self._pump())
-
-    async def _pump(self) -> None:
-        try:
-            while not self.closed and self.table is not None:
-                table = self.table
-                seat = next((s for s in table.to_act() if self._bot_for(s)), None)
-                if seat is None:
-                    return
-                turn = table.current_turn()
-                if self.settings.bot_delay:
-                    await asyncio.sleep(self.settings.bot_delay)
-                await self._bot_move(seat, turn)
-        except Exception:  # never let a bug in one room go unnoticed or stop the server
-            log.exception("table %s: bot pump failed", self.id)
-        finally:
-            self._pumping = False
-
-    async def _bot_move(self, seat: int, turn: str | None, spec: str | None = None) -> None:
-        table = self.table
-        if table is None or seat not in table.to_act() or table.current_turn() != turn:
-            return
-        spec = spec or self._bot_for(seat)
-        if spec is None:
-            return
-        action = await self.pool.decide(spec, table.view(seat))
-        async with self.lock:
-            if (self.closed or seat not in table.to_act()
-                    or table.current_turn() != turn):
+    async def settle(self) -> None:
+        """Wait until what follows from the time given has happened (for tests on a
+        :class:`~minodice.play.driver.FakeScheduler`): the driver's tasks sleep on the
+        fake clock or ended, and so did the room's (presence writes, the reveal's end)."""
+        for _ in range(10_000):
+            if self.driver is not None:
+                await self.driver.settle()
+            live = [t for t in self._tasks if not t.done()]
+            if not live and (self.driver is None or await self._driver_settled()):
                 return
-            try:
-                await self.apply(seat, action)
-                return
-            except StoreError:
-                pass
-        await asyncio.sleep(RETRY_AFTER)  # the store is failing: ask again, later
+            if live:
+                await asyncio.wait(live, timeout=0.005)
+        raise DriverError(f"table {self.id} never settled")
 
-    def _arm_clock(self) -> None:
-        """A new decision gets a new deadline (``turn_seconds``); bidding shares one."""
-        seconds = self.row.settings.get("turn_seconds")
-        table = self.table
-        turn = table.current_turn() if table is not None and self.row.status == "playing" \
-            else None
-        if turn == self._deadline_turn:
-            return
-        self._deadline_turn = turn
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if not seconds or turn is None:
-            self.deadline = None
-            return
-        self.deadline = self.settings.clock() + seconds
-        loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(seconds, lambda: self._spawn(self._time_out(turn)))
-
-    async def _time_out(self, turn: str) -> None:
-        """The clock ran out: the stand-in bot decides for every person still to act."""
-        table = self.table
-        if table is None or table.current_turn() != turn:
-            return
-        people = [s for s in table.to_act() if self.row.seats[s].get("bot") is None]
-        for seat in people:
-            await self._bot_move(seat, turn, self.settings.stand_in)
-        table = self.table
-        if (not self.closed and table is not None and table.current_turn() == turn
-                and any(self.row.seats[s].get("bot") is None for s in table.to_act())):
-            # A write failed, so the decision is still open: the clock has run out, try again.
-            loop = asyncio.get_running_loop()
-            self._timer = loop.call_later(RETRY_AFTER, lambda: self._spawn(self._time_out(turn)))
+    async def _driver_settled(self) -> bool:
+        driver = self.driver
+        assert driver is not None
+        await driver.settle()
+        return not any(not t.done() for t in self._tasks)
 
     def idle_since(self) -> float | None:
         """When a finished table nobody watches went quiet; ``None`` if it is not such a
         table (still played, someone connected, or busy right now)."""
-        if (self.row.status != "finished" or self.conns or self._tasks
+        if (self.row.status != "finished" or self.presence.conns or self.busy()
                 or self.lock.locked() or self.closed):
             return None
         return self.last_active
@@ -692,20 +709,19 @@ class Room:
     def stop(self) -> None:
         """Stop every timer and task at once (the table is being forgotten)."""
         self.closed = True
-        if self._timer is not None:
-            self._timer.cancel()
+        if self.driver is not None:
+            self.driver.close()
         self._stop_reveal()
-        for handle in self._grace.values():
-            handle.cancel()
         for task in list(self._tasks):
             task.cancel()
 
     async def close(self) -> None:
         self.stop()
+        if self.driver is not None:
+            await self.driver.drain()
         for task in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-
 
 def bot_seat_names(people: list[str | None]) -> list[str]:
     """Names for bot seats that no person at the table uses."""
