@@ -96,11 +96,11 @@ def test_an_old_database_upgrades_and_its_games_finish_and_verify(tmp_path: Path
 
 
 async def act(room: Room, seat: int, rng: random.Random) -> None:
-    """A person's random legal move, through the room's lock as a connection's would be."""
-    async with room.lock:
-        table = room.table
-        if table is not None and seat in table.to_act():
-            await room.apply(seat, rng.choice(table.legal(seat)))
+    """A person's random legal move, through the room's pipeline (which takes its lock) as
+    a connection's would be."""
+    table = room.table
+    if table is not None and seat in table.to_act():
+        await room.apply(seat, rng.choice(table.legal(seat)))
 
 
 def test_settings_and_seats_are_made_whole() -> None:
