@@ -67,6 +67,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from minodice.server.collector import keep_collections_short
+from minodice.wire.http import SeatTaken, TableCreated
+from minodice.wire.messages import ActMessage, ErrorMessage, View, ViewMessage
+from minodice.wire.reading import read_server_message
 
 PLAYERS = 4
 HOST = "127.0.0.1"
@@ -95,19 +98,19 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-def decisions_made(view: dict[str, Any], seat: int) -> int:
+def decisions_made(view: View, seat: int) -> int:
     """How many decisions ``seat`` has made in this game, as the view shows them.
 
     Each finished round holds one bid and ``round`` rolls per seat; in the round being
     played, a bid shows as ``has_bid`` and a roll in ``tricks`` or ``trick``.
     """
-    count = sum(1 + int(past["round"]) for past in view["history"])
-    if view["phase"] in ("bid", "play"):
-        if view["has_bid"][seat]:
+    count = sum(1 + past.round for past in view.history)
+    if view.phase in ("bid", "play"):
+        if view.has_bid[seat]:
             count += 1
-        for trick in view["tricks"]:
-            count += sum(1 for roll in trick["rolls"] if roll["seat"] == seat)
-        count += sum(1 for roll in view["trick"] if roll["seat"] == seat)
+        for trick in view.tricks:
+            count += sum(1 for roll in trick.rolls if roll.seat == seat)
+        count += sum(1 for roll in view.trick if roll.seat == seat)
     return count
 
 
@@ -160,18 +163,17 @@ class Seat:
                 self.ws = ws
                 async for raw in ws:
                     now = time.perf_counter()
-                    message = json.loads(raw)
-                    kind = message.get("type")
-                    if kind == "view":
-                        if message["seq"] <= self.seq:
+                    message = read_server_message(raw)
+                    if isinstance(message, ViewMessage):
+                        if message.seq <= self.seq:
                             continue
-                        self.seq = message["seq"]
+                        self.seq = message.seq
                         if load.stats.inside(now):
                             load.stats.views += 1
                             load.stats.view_bytes += len(raw)
-                        if self.on_view(message["view"], now):
+                        if self.on_view(message.view, now):
                             return
-                    elif kind == "error":
+                    elif isinstance(message, ErrorMessage):
                         self.on_error(message)
         except Exception as exc:  # a dropped connection ends this seat; count it
             load.stats.errors[f"connection: {type(exc).__name__}"] += 1
@@ -180,7 +182,7 @@ class Seat:
             if self.acting is not None:
                 self.acting.cancel()
 
-    def on_view(self, view: dict[str, Any], now: float) -> bool:
+    def on_view(self, view: View, now: float) -> bool:
         """Read one new view; True when the game is over."""
         load = self.group.load
         count = decisions_made(view, self.seat)
@@ -191,13 +193,13 @@ class Seat:
             self.pending = None
         if self.group.kind == "bot-tables":
             self.group.watch_bots(view, now)
-        if view["status"] == "finished":
+        if view.status == "finished":
             self.group.finished()
             return True
-        if count >= self.group.spread_to and (load.released or view.get("turn") is None):
+        if count >= self.group.spread_to and (load.released or view.turn is None):
             self.group.ready.set()
-        turn = view.get("turn")
-        legal = view.get("legal") or []
+        turn = view.turn
+        legal = view.legal
         if turn is not None and turn != self.answered and legal:
             self.answered = turn
             action = random.choice(legal)
@@ -217,12 +219,12 @@ class Seat:
     async def act_later(self, think: float, turn: str, action: str, count: int) -> None:
         await asyncio.sleep(think)
         self.last = (turn, action, count)
-        text = json.dumps({"type": "act", "turn": turn, "action": action})
+        text = ActMessage(type="act", turn=turn, action=action).model_dump_json()
         self.pending = (count, time.perf_counter())
         await self.ws.send(text)
 
-    def on_error(self, message: dict[str, Any]) -> None:
-        code = str(message.get("code"))
+    def on_error(self, message: ErrorMessage) -> None:
+        code = message.code
         stats = self.group.load.stats
         if stats.inside(time.perf_counter()):
             stats.errors[code] += 1
@@ -249,13 +251,15 @@ class Group:
     async def new_table(self) -> None:
         post = self.load.post
         bots = BOT_TABLE if self.kind == "bot-tables" else None
-        table = str((await post("/api/tables", {"players": PLAYERS, "bots": bots}))["table"])
+        created = TableCreated.model_validate(
+            await post("/api/tables", {"players": PLAYERS, "bots": bots}))
+        table = created.table
         people = 1 if bots else PLAYERS
         tickets = []
         for i in range(people):
-            data = await post(f"/api/tables/{table}/seats",
-                              {"name": f"p{i}", "client_seed": f"{i:032x}"})
-            tickets.append((int(data["seat"]), str(data["token"])))
+            taken = SeatTaken.model_validate(await post(
+                f"/api/tables/{table}/seats", {"name": f"p{i}", "client_seed": f"{i:032x}"}))
+            tickets.append((taken.seat, taken.token))
         self.seats = [Seat(self, seat, table, token) for seat, token in tickets]
         self.bot_counts = None
         self.tasks = [asyncio.ensure_future(s.run()) for s in self.seats]
@@ -284,7 +288,7 @@ class Group:
         finally:
             self.restarting = False
 
-    def watch_bots(self, view: dict[str, Any], now: float) -> None:
+    def watch_bots(self, view: View, now: float) -> None:
         """Count the bot seats' decisions that this view shows for the first time, and how
         long after the previous view each came."""
         counts = [decisions_made(view, s) for s in range(PLAYERS)]

@@ -33,17 +33,21 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 import websockets
+from pydantic import BaseModel
 
 from minodice.bots.protocol import Bot, BotError
 from minodice.play.driver import STOP, OnBotError
 from minodice.play.runners import DecisionRequest, InProcessRunner
-from minodice.server.protocol import seat_view_from_message
+from minodice.wire.http import ErrorAnswer, SeatTaken, TableCreated
+from minodice.wire.messages import ErrorMessage, ViewMessage
+from minodice.wire.reading import read_server_message, seat_view_from_message
 
+AnswerT = TypeVar("AnswerT", bound=BaseModel)
 Decide = Callable[[dict[str, Any]], "str | Awaitable[str]"]
 
 
@@ -80,10 +84,19 @@ def split_table_url(url: str) -> tuple[str, str]:
 
 def _refusal(response: httpx.Response) -> ClientError:
     try:
-        error = response.json()["error"]
-        return ClientError(f"{error['message']} ({error['code']})")
-    except (ValueError, KeyError, TypeError):
+        error = ErrorAnswer.model_validate_json(response.content).error
+    except ValueError:
         return ClientError(f"the server answered {response.status_code}")
+    return ClientError(f"{error.message} ({error.code})")
+
+
+def _answer(model: type[AnswerT], response: httpx.Response) -> AnswerT:
+    """An answer read with its model (PROTOCOL.md): a server that answers something else is
+    a :class:`ClientError`, not a ``KeyError`` deep in a caller."""
+    try:
+        return model.model_validate_json(response.content)
+    except ValueError as exc:
+        raise ClientError(f"the server's answer is not the protocol's: {exc}"[:300]) from None
 
 
 async def create_table(base: str, **settings: Any) -> dict[str, Any]:
@@ -92,8 +105,8 @@ async def create_table(base: str, **settings: Any) -> dict[str, Any]:
         response = await http.post("/api/tables", json=settings)
     if response.status_code != 201:
         raise _refusal(response)
-    result: dict[str, Any] = response.json()
-    return result
+    created = _answer(TableCreated, response)
+    return created.model_dump(mode="json")
 
 
 async def join(url: str, name: str, client_seed: str | None = None,
@@ -115,9 +128,9 @@ async def join(url: str, name: str, client_seed: str | None = None,
             raise ClientError(f"cannot reach {base}: {exc}") from None
     if response.status_code != 201:
         raise _refusal(response)
-    data = response.json()
-    return SeatTicket(base, table, int(data["seat"]), str(data["token"]),
-                      str(data.get("name", name)), seed if commit else None)
+    taken = _answer(SeatTaken, response)
+    return SeatTicket(base, table, taken.seat, taken.token, taken.name,
+                      seed if commit else None)
 
 
 async def reveal(ticket: SeatTicket) -> None:
@@ -185,32 +198,37 @@ async def play(
                 fresh = True
                 delay = 0.2
                 async for raw in ws:
-                    message = json.loads(raw)
+                    try:
+                        read = read_server_message(raw)
+                    except ValueError as exc:
+                        raise ClientError(str(exc)) from None
+                    message = read.model_dump(mode="json", exclude_unset=True)
                     if on_message is not None:
                         on_message(message)
-                    if message.get("type") == "error" and message.get("code") == "forbidden":
-                        raise ClientError(str(message.get("message")))
-                    if message.get("type") == "error" and message.get("code") == "rate_limited" \
+                    if isinstance(read, ErrorMessage) and read.code == "forbidden":
+                        raise ClientError(read.message)
+                    if isinstance(read, ErrorMessage) and read.code == "rate_limited" \
                             and sent is not None:
                         # Refused unread (more than 20 messages a second, say against fast
                         # bots): nothing changed, so no new view will come; send it again.
                         await asyncio.sleep(1.0)
                         await ws.send(sent)
                         continue
-                    if message.get("type") != "view" or (message["seq"] <= best_seq
-                                                         and not fresh):
+                    if not isinstance(read, ViewMessage) or (read.seq <= best_seq
+                                                             and not fresh):
                         continue
                     fresh = False
-                    best_seq, best = message["seq"], message["view"]
-                    if best["status"] == "finished":
+                    best_seq, best = read.seq, message["view"]
+                    view = read.view
+                    if view.status == "finished":
                         return best
-                    pending = (best.get("reveal") or {}).get("pending", [])
+                    pending = view.reveal.pending if view.reveal is not None else []
                     if ticket.seed is not None and ticket.seat in pending and not revealed:
                         revealed = True
                         with contextlib.suppress(ClientError):  # then the server draws one
                             await reveal(ticket)
-                    turn = best.get("turn")
-                    if turn is None or turn == answered or not best.get("legal"):
+                    turn = view.turn
+                    if turn is None or turn == answered or not view.legal:
                         continue
                     choice = decide(best)
                     action = await choice if not isinstance(choice, str) else choice

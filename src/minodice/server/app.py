@@ -27,23 +27,20 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from minodice import __version__
 from minodice.bots.advisor import AdviceError
 from minodice.bots.odds import OddsError
-from minodice.bots.protocol import BotLevel
-from minodice.core.dice import BUILTIN_DICE_SETS, EditionName, load_dice_set
-from minodice.core.rules import MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS
+from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
 from minodice.i18n import LANGUAGES, translator
 from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
@@ -70,100 +67,39 @@ from minodice.server.web import (
     game_meta,
     meta_module,
 )
+from minodice.wire.http import (
+    Advice,
+    AdviseRequest,
+    CreateTable,
+    DiceSetInfo,
+    GameRecord,
+    JoinSeat,
+    MessageSchema,
+    PublicTable,
+    Rematch,
+    RematchCreated,
+    RevealSeed,
+    RulesText,
+    SchemaIndex,
+    SeatTaken,
+    StartTable,
+    TableCreated,
+    TableInfo,
+    TableStatus,
+    Translations,
+    TrickOdds,
+    TrickOddsRequest,
+    error_answers,
+)
+from minodice.wire.schema import SCHEMAS, json_schema, schema_index
 
 log = logging.getLogger("minodice.server")
 
-BotName = BotLevel
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-class CreateTable(BaseModel):
-    """``POST /api/tables``."""
-
-    model_config = ConfigDict(strict=True, extra="ignore")
-    players: int = Field(4, ge=MIN_PLAYERS, le=MAX_PLAYERS)
-    edition: EditionName = "mino"
-    variant: Literal["standard", "simplified"] = "standard"
-    bots: list[BotName | None] | None = Field(None, description="one per seat; null = a person")
-    turn_seconds: int | None = Field(None, ge=5, le=3600)
-    public: bool = False
-    advisor: bool = Field(True, description="whether the bid advisor may be used at this table")
-
-
-class JoinSeat(BaseModel):
-    """``POST /api/tables/ID/seats``."""
-
-    model_config = ConfigDict(strict=True, extra="ignore")
-    name: str = Field(min_length=1, max_length=64)
-    client_seed: str | None = Field(None, max_length=64,
-                                    description="a seed sent plain (minodice-fair-1 clients)")
-    client_seed_hash: str | None = Field(None, max_length=64,
-                                         description="sha256 (hex) of the seat's seed, "
-                                         "revealed once every seat is taken (fair-2)")
-    rematch_token: str | None = Field(None, max_length=100,
-                                      description="a seat's token of the game before: "
-                                      "takes the same seat at its rematch")
-
-
-class RevealSeed(BaseModel):
-    """``POST /api/tables/ID/reveal``."""
-
-    model_config = ConfigDict(strict=True, extra="ignore")
-    token: str = Field(max_length=100)
-    client_seed: str = Field(max_length=64)
-
-
-class StartTable(BaseModel):
-    """``POST /api/tables/ID/start``."""
-
-    model_config = ConfigDict(strict=True, extra="ignore")
-    host_token: str = Field(max_length=100)
-    fill: BotName | None = None
-
-
-class AdviseRequest(BaseModel):
-    """``POST /api/advise``: the dice behind your screen and where you sit."""
-
-    model_config = ConfigDict(strict=True, extra="ignore")
-    players: int = Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)
-    round: int = Field(ge=1, le=MAX_ROUNDS)
-    seat: int = Field(ge=0, le=MAX_PLAYERS - 1,
-                      description="places after the round's start player (0: you start)")
-    hand: list[str] = Field(min_length=1, max_length=MAX_ROUNDS)
-    edition: EditionName = "mino"
-    variant: Literal["standard", "simplified"] = "standard"
-    announced: list[int | None] | None = Field(
-        None, max_length=MAX_PLAYERS, description="bids already announced, by seat after the start "
-        "player (null where unknown); those players then play for them")
-
-
-class RolledDie(BaseModel):
-    model_config = ConfigDict(strict=True, extra="ignore")
-    die: str = Field(max_length=20)
-    face: int | str = Field(description="a face as in RECORD.md: 1–7, \"flag\" or a symbol")
-
-
-class TrickOddsRequest(BaseModel):
-    """``POST /api/odds/trick``: your dice and the trick so far."""
-
-    model_config = ConfigDict(strict=True, extra="ignore")
-    players: int = Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)
-    hand: list[str] = Field(min_length=1, max_length=MAX_ROUNDS)
-    rolled: list[RolledDie] = Field(default_factory=list, max_length=MAX_PLAYERS - 1)
-    edition: EditionName = "mino"
-
-
-class Rematch(BaseModel):
-    """``POST /api/tables/ID/rematch``."""
-
-    model_config = ConfigDict(strict=True, extra="ignore")
-    token: str = Field(max_length=100)
-    client_seed: str | None = Field(None, max_length=64)
-    client_seed_hash: str | None = Field(None, max_length=64)
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -505,12 +441,13 @@ def create_app(
         return Response(meta_module(), media_type="text/javascript",
                         headers={"cache-control": "no-cache"})
 
-    @app.get("/api/meta", response_model=GameMeta)
+    @app.get("/api/meta", response_model=GameMeta, responses=error_answers(429))
     async def meta() -> GameMeta:
         """The game's constants: player counts, rounds (R2), bot levels, editions."""
         return game_meta()
 
-    @app.get("/api/i18n/{lang}")
+    @app.get("/api/i18n/{lang}", response_model=Translations,
+             responses=error_answers(404, 429))
     async def translations(lang: str) -> dict[str, Any]:
         """The page's translations, from the same catalogues as the terminal's."""
         if lang not in LANGUAGES:
@@ -518,7 +455,8 @@ def create_app(
                            f"there are {', '.join(LANGUAGES)}")
         return {"lang": lang, "messages": catalogue_messages(lang)}
 
-    @app.get("/api/dice/{edition}")
+    @app.get("/api/dice/{edition}", response_model=DiceSetInfo,
+             responses=error_answers(404, 429))
     async def dice(edition: str) -> dict[str, Any]:
         """A dice set as the page draws and checks it: kinds in bag order, faces in order."""
         if edition not in BUILTIN_DICE_SETS:
@@ -526,7 +464,7 @@ def create_app(
                            f"{' and '.join(BUILTIN_DICE_SETS)}")
         return dice_set_json(edition)
 
-    @app.get("/api/rules/{lang}")
+    @app.get("/api/rules/{lang}", response_model=RulesText, responses=error_answers(404, 429))
     async def rules(lang: str, edition: str = "mino") -> dict[str, Any]:
         """The rules in brief, translated, in the edition's words."""
         if lang not in LANGUAGES or edition not in BUILTIN_DICE_SETS:
@@ -534,7 +472,8 @@ def create_app(
         words = Words(translator(lang), load_dice_set(edition))
         return {"lang": lang, "edition": edition, "paragraphs": rules_paragraphs(words)}
 
-    @app.post("/api/advise")
+    @app.post("/api/advise", response_model=Advice,
+              responses=error_answers(400, 413, 429, 503))
     async def advise_bid(body: AdviseRequest, request: Request) -> dict[str, Any]:
         """The bid advisor (the ``hard`` bot's model of play) for a hand, in a worker of
         the advisor's own (never one of the tables' bots)."""
@@ -548,7 +487,8 @@ def create_app(
         except (TimeoutError, BrokenProcessPool, PoolBusyError):
             raise ApiError(503, "busy", "the advisor is busy; try again shortly") from None
 
-    @app.post("/api/odds/trick")
+    @app.post("/api/odds/trick", response_model=TrickOdds,
+              responses=error_answers(400, 413, 429, 503))
     async def odds_in_trick(body: TrickOddsRequest, request: Request) -> dict[str, Any]:
         """During a trick: each of your dice's chance to take it (model: bots/odds.py)."""
         await advice_allowed(request)
@@ -561,7 +501,8 @@ def create_app(
         except (TimeoutError, BrokenProcessPool, PoolBusyError):
             raise ApiError(503, "busy", "the advisor is busy; try again shortly") from None
 
-    @app.post("/api/tables", status_code=201)
+    @app.post("/api/tables", status_code=201, response_model=TableCreated,
+              responses=error_answers(400, 413, 429, 503))
     async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
         """Create a table; bot seats are taken at once, the rest wait for people."""
         # A refusal waits as the middleware's does: a looping client is slowed down.
@@ -579,7 +520,8 @@ def create_app(
         return {"table": room.id, "url": f"/t/{room.id}", "host_token": host_token,
                 "commit": room.row.commit}
 
-    @app.get("/api/tables")
+    @app.get("/api/tables", response_model=list[PublicTable],
+             responses=error_answers(400, 429))
     async def list_tables(
         limit: int = Query(LOBBY_PAGE, ge=1, le=LOBBY_PAGE_MAX),
         after: str | None = Query(None, max_length=40),
@@ -592,29 +534,35 @@ def create_app(
             headers["link"] = f'</api/tables?limit={limit}&after={cursor}>; rel="next"'
         return Response(body, media_type="application/json", headers=headers)
 
-    @app.get("/api/tables/{table_id}")
+    @app.get("/api/tables/{table_id}", response_model=TableInfo,
+             responses=error_answers(404, 429, 503))
     async def table_info(table_id: str) -> dict[str, Any]:
         return lobby.room(table_id).info()
 
-    @app.post("/api/tables/{table_id}/seats", status_code=201)
+    @app.post("/api/tables/{table_id}/seats", status_code=201, response_model=SeatTaken,
+              responses=error_answers(400, 404, 409, 413, 429, 503))
     async def join(table_id: str, body: JoinSeat) -> dict[str, Any]:
         """Take a free seat; the answer's token plays it (keep it secret)."""
         seat, token, name = await lobby.join(table_id, body.name, body.client_seed,
                                              body.rematch_token, body.client_seed_hash)
         return {"seat": seat, "token": token, "name": name}
 
-    @app.post("/api/tables/{table_id}/reveal")
+    @app.post("/api/tables/{table_id}/reveal", response_model=TableStatus,
+              responses=error_answers(400, 403, 404, 409, 413, 429, 503))
     async def reveal(table_id: str, body: RevealSeed) -> dict[str, Any]:
         """fair-2: reveal the seed your seat committed to, once every seat is taken."""
         room = await lobby.reveal(table_id, body.token, body.client_seed)
         return {"table": room.id, "status": room.row.status}
 
-    @app.post("/api/tables/{table_id}/start")
+    @app.post("/api/tables/{table_id}/start", response_model=TableStatus,
+              responses=error_answers(400, 403, 404, 409, 413, 429, 503))
     async def start(table_id: str, body: StartTable) -> dict[str, Any]:
         room = await lobby.start(table_id, body.host_token, body.fill)
         return {"table": room.id, "status": room.row.status}
 
-    @app.post("/api/tables/{table_id}/rematch", status_code=201)
+    @app.post("/api/tables/{table_id}/rematch", status_code=201,
+              response_model=RematchCreated, response_model_exclude_unset=True,
+              responses=error_answers(400, 403, 404, 409, 413, 429, 503))
     async def rematch(table_id: str, body: Rematch) -> dict[str, Any]:
         """A new game for the same people and bots (a new commitment): the first player
         to ask creates it, every player asking gets their same seat and a new token."""
@@ -626,7 +574,9 @@ def create_app(
             answer["host_token"] = host  # whoever created the rematch may fill and start it
         return answer
 
-    @app.get("/api/tables/{table_id}/record")
+    @app.get("/api/tables/{table_id}/record",
+             responses={200: {"model": GameRecord, "description": "the record"},
+                        **error_answers(404, 409, 429, 503)})
     async def record(table_id: str) -> JSONResponse:
         """The finished game's record (RECORD.md) with its ``fairness`` key."""
         room = lobby.room(table_id)
@@ -634,6 +584,19 @@ def create_app(
             raise ApiError(409, "conflict", "the record is ready when the game is over")
         return JSONResponse(room.record(), headers={
             "content-disposition": f'attachment; filename="minodice-{room.id}.json"'})
+
+    @app.get("/api/schema", response_model=SchemaIndex, responses=error_answers(429))
+    async def schemas() -> SchemaIndex:
+        """The JSON Schema of every WebSocket message, by name (PROTOCOL.md)."""
+        return SchemaIndex(schemas=schema_index())
+
+    @app.get("/api/schema/{name}.json",
+             responses={200: {"model": MessageSchema}, **error_answers(404, 429)})
+    async def message_schema(name: str) -> JSONResponse:
+        """One message's JSON Schema, generated from the models the server builds it with."""
+        if name not in SCHEMAS:
+            raise ApiError(404, "not_found", f"no schema {name[:40]!r}; see /api/schema")
+        return JSONResponse(json_schema(name))
 
     async def refuse(websocket: WebSocket, code: str, message: str, close: int) -> None:
         await websocket.send_text(dumps(error_message(code, message)))
