@@ -8,12 +8,13 @@ the connection that receives it — and the table's public facts, never from the
 Views are built for every seat at every change of a table: they are built as the plain
 JSON objects that :class:`minodice.wire.messages.ViewMessage` describes, field for field, and
 written by ``json.dumps``, not through the models. Built with ``model_construct`` and
-written by pydantic's serialiser they cost about four times as much against the same
-reference (``benchmarks/views.py``: 1.02 against 0.25 of the time ``json.dumps`` takes
-for the whole view), with nothing validated either way; so the models describe them, the
-schemas are generated from the models, and the tests validate what the server really
-sends (every message of whole games, tests/online/test_schemas.py; every view of random
-games, tests/test_wire.py) against those schemas. ``seat_view_from_message`` lives in
+written by pydantic's serialiser they cost two to four times as much against the same
+reference (``benchmarks/views.py``, two runs on a loaded machine: 0.75 and 1.02 of the time
+``json.dumps`` takes for the whole view, against 0.38 and 0.25 this way), with nothing
+validated either way. So the models describe them, the schemas are generated from the
+models, and the tests validate what the server really sends (every message of whole games,
+tests/online/test_schemas.py; every view of random games, tests/test_wire.py) against
+those schemas. ``seat_view_from_message`` lives in
 :mod:`minodice.wire.reading` now (the client reads views without importing the server) and
 is re-exported here for old callers.
 """
