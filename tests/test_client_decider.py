@@ -20,7 +20,8 @@ from minodice.server.protocol import TableFacts, view_message
 
 def bidding_view() -> dict[str, Any]:
     table = new_table(4, ["Ana"], ["random"], seed=3)
-    facts = TableFacts("t", "playing", "mino", "standard", [{"name": n} for n in table.names],
+    players = [{"name": n, "bot": None, "connected": True} for n in table.names]
+    facts = TableFacts("t", "playing", "mino", "standard", players,
                        None, "c", table.to_act(), None, {})
     message = view_message(facts, table.view(0), 0, table.turn(0), 1)
     view: dict[str, Any] = message.get("view", message)

@@ -39,7 +39,9 @@ def seat_view_from_message(view: View | Mapping[str, Any]) -> SeatView:
     try:
         v = view if isinstance(view, View) else View.model_validate(view)
     except ValidationError as exc:
-        raise ValueError(f"not a game view: {exc.errors()[0]['msg']}") from None
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        raise ValueError(f"not a game view: {where}: {first['msg']}"[:300]) from None
     try:
         return _seat_view(v)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
