@@ -82,6 +82,12 @@ async def test_every_message_of_a_game_matches_the_published_schemas(
         answered: set[str] = set()
         revealed = chatted = stale_sent = False
 
+        async def send(message: dict[str, Any]) -> None:
+            # A person's pace: the server takes at most 20 messages a second from a socket
+            # (the rest are refused as rate_limited, and this player would wait for ever).
+            await asyncio.sleep(0.06)
+            await ws.send(json.dumps(message))
+
         async def play() -> None:
             nonlocal revealed, chatted, stale_sent
             async for raw in ws:
@@ -103,16 +109,14 @@ async def test_every_message_of_a_game_matches_the_published_schemas(
                     continue
                 if not chatted:  # a chat line and a refused message, mid-game
                     chatted = True
-                    await ws.send(json.dumps({"type": "chat", "text": "good luck"}))
-                    await ws.send(json.dumps({"type": "chat"}))
+                    await send({"type": "chat", "text": "good luck"})
+                    await send({"type": "chat"})
                 if answered and not stale_sent:
                     stale_sent = True  # an answer to a turn that is over: "stale"
                     old = sorted(answered)[0]
-                    await ws.send(json.dumps({"type": "act", "turn": old,
-                                              "action": view["legal"][0]}))
+                    await send({"type": "act", "turn": old, "action": view["legal"][0]})
                 answered.add(turn)
-                await ws.send(json.dumps({"type": "act", "turn": turn,
-                                          "action": rng.choice(view["legal"])}))
+                await send({"type": "act", "turn": turn, "action": rng.choice(view["legal"])})
 
         try:
             await asyncio.wait_for(play(), GAME_TIMEOUT)

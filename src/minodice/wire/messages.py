@@ -132,6 +132,8 @@ class View(WireModel):
     tricks_won: list[int]
     trick: list[Roll] = Field(description="the trick in progress")
     follow: str | None = Field(description="the colour to follow in this trick, or null")
+    leading: int | None = Field(description="the seat whose roll wins the trick in progress "
+                                "so far (null before its first roll)")
     tricks: list[Trick] = Field(description="this round's finished tricks")
     legal: list[str] = Field(description='the actions this seat may take now: "bid N", '
                              '"roll KIND"')
