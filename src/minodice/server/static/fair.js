@@ -140,9 +140,10 @@ class Refused extends Error {
 }
 
 // R10 and R14 for one trick, given as [{player, die, face}] with the faces as strings:
-// {winner: the roll's index, bonus}.
-function resolve(rolls, symbols) {
-  const role = rolls.map((r) => symbols.indexOf(r.face));
+// {winner: the roll's index, bonus, reason, beaten} (reason: the names of the engine's
+// rules.Reason, which the table's words translate; beaten: the symbol a symbol beat).
+export function resolve(rolls, symbols) {
+  const role = rolls.map((r) => symbols.indexOf(String(r.face)));
   const shown = new Set(role.filter((x) => x >= 0));
   if (shown.size) {
     // minotaur (0) beats griffin (1), griffin beats mermaid (2), mermaid beats minotaur
@@ -151,7 +152,10 @@ function resolve(rolls, symbols) {
     const index = role.lastIndexOf(win);
     const bonus = win === 0 ? 30 * role.filter((x) => x === 1).length
       : win === 2 && shown.has(0) ? 50 : 0;
-    return { winner: index, bonus };
+    const other = [...shown].find((x) => x !== win);
+    const reason = shown.size === 3 ? "all-three" : shown.size === 2 ? "beats"
+      : role.filter((x) => x === win).length > 1 ? "same-symbol" : "only-symbol";
+    return { winner: index, bonus, reason, beaten: shown.size === 2 ? symbols[other] : undefined };
   }
   let best = 0;
   let index = 0;
@@ -159,7 +163,8 @@ function resolve(rolls, symbols) {
     const v = r.face === "flag" ? 0 : Number(r.face);
     if (v > 0 && v >= best) { best = v; index = i; }
   });
-  return { winner: index, bonus: 0 };
+  const tied = best > 0 && rolls.filter((r) => Number(r.face) === best).length > 1;
+  return { winner: index, bonus: 0, reason: best ? (tied ? "tie" : "highest") : "only-flags" };
 }
 
 // Check a finished game's record: its fairness key, what this device kept (`mine`:

@@ -598,6 +598,7 @@ class TablePage {
       this.fairnessLine(),
       h("div", { class: "row" },
         seat ? h("button", { class: "primary", "data-key": "rematch", onclick: () => this.rematch() }, _("Rematch")) : null,
+        h("a", { class: "button", href: `/replay/${this.id}`, id: "replay-link" }, _("Replay")),
         h("a", { class: "button", href: `/api/tables/${this.id}/record`, download: `minodice-${this.id}.json` }, _("Download the record")),
         h("a", { class: "button", href: "/" }, _("Back to the lobby"))));
   }

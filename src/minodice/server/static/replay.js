@@ -1,0 +1,336 @@
+// The replay viewer (/replay, /replay/TABLE#r3t2): a finished game's record, stepped through
+// bid by bid and roll by roll, with each trick's winner and why and the score pad as it
+// stood; lichess's analysis board is the model. Loaded only on these pages (app.js imports
+// it when asked), so a table's first view does not pay for it.
+// The rules are the page's own (fair.js replays records to check their dice; pad-score.js
+// scores rounds); the server is only asked for a finished table's record and its analysis.
+import { ApiError, api, diceSet } from "./api.js";
+import { die } from "./dice.js";
+import { h, replace } from "./dom.js";
+import { resolve } from "./fair.js";
+import { _, word } from "./i18n.js";
+import { ROUNDS, roundPoints } from "./pad-score.js";
+import { reasonText } from "./table.js";
+
+class BadRecord extends Error {}
+
+const signed = (x) => (x > 0 ? "+" : "") + x.toFixed(1);
+const percent = (x) => `${Math.round(100 * x)}%`;
+
+// A record (RECORD.md) played through: per round its starter, hands, bids, tricks (rolls,
+// winner, why) and, once complete, points and running totals. A record that breaks the
+// rules is refused with the place and the rule, as `minodice replay` does.
+export function replayRecord(record, dice) {
+  if (!record || record.format !== "minodice-record" || record.version !== 1) {
+    throw new BadRecord(_("This is not a Mino Dice game record."));
+  }
+  const players = record.players;
+  const n = Array.isArray(players) ? players.length : 0;
+  if (!ROUNDS[n] || players.some((p) => typeof p !== "string" || !p) || new Set(players).size !== n) {
+    throw new BadRecord("players: 3 to 6 distinct names (R1)");
+  }
+  const kinds = Object.fromEntries(dice.kinds.map((k) => [k.name, k]));
+  const first = record.first_starter === undefined ? 0 : record.first_starter;
+  if (!Number.isInteger(first) || first < 0 || first >= n) throw new BadRecord("first_starter is no seat (R5)");
+  if (!Array.isArray(record.rounds) || record.rounds.length > ROUNDS[n]) throw new BadRecord("rounds: more than the game has (R2)");
+  const rounds = [];
+  let totals = Array(n).fill(0);
+  for (let r = 1; r <= record.rounds.length; r++) {
+    const round = record.rounds[r - 1] || {};
+    const at = `round ${r}`;
+    if (!Array.isArray(round.bids)) break; // a round still being bid: nothing to show
+    const hands = round.hands;
+    if (!Array.isArray(hands) || hands.length !== n || hands.some((hand) => !Array.isArray(hand) || hand.length !== r || hand.some((k) => !kinds[k]))) {
+      throw new BadRecord(`${at}: not one hand of ${r} dice of this set per player (R4)`);
+    }
+    if (round.bids.length !== n || round.bids.some((b) => !Number.isInteger(b) || b < 0 || b > r)) {
+      throw new BadRecord(`${at}: not one bid of 0 to ${r} per player (R6)`);
+    }
+    const starter = (first + r - 1) % n;
+    const held = hands.map((hand) => hand.slice());
+    const won = Array(n).fill(0);
+    const bonus = Array(n).fill(0);
+    const tricks = [];
+    let leader = starter;
+    for (const [t, trick] of (round.tricks || []).entries()) {
+      if (t >= r || !Array.isArray(trick) || !trick.length || trick.length > n) throw new BadRecord(`${at}, trick ${t + 1}: not a trick (R2, R8)`);
+      let follow = null;
+      const rolls = trick.map((roll, q) => {
+        const where = `${at}, trick ${t + 1}, roll ${q + 1}`;
+        const p = (leader + q) % n;
+        const kind = kinds[roll && roll.die];
+        if (!roll || roll.player !== p) throw new BadRecord(`${where}: ${players[p]} rolls now (R7, R8)`);
+        if (!kind || !held[p].includes(roll.die)) throw new BadRecord(`${where}: ${players[p]} holds no such die (R8)`);
+        if (follow && !kind.special && roll.die !== follow && held[p].includes(follow)) throw new BadRecord(`${where}: ${players[p]} must follow ${follow} (R9)`);
+        if (!kind.faces.map(String).includes(String(roll.face))) throw new BadRecord(`${where}: the die has no such face (R8)`);
+        held[p].splice(held[p].indexOf(roll.die), 1);
+        if (!follow && !kind.special) follow = roll.die;
+        return { player: p, die: roll.die, face: String(roll.face) };
+      });
+      if (rolls.length < n) {
+        if (r !== record.rounds.length || t !== round.tricks.length - 1) throw new BadRecord(`${at}, trick ${t + 1}: a roll is missing (R8)`);
+        tricks.push({ rolls, winner: null });
+        break;
+      }
+      const result = resolve(rolls, dice.symbols);
+      const winner = rolls[result.winner].player;
+      won[winner]++;
+      bonus[winner] += result.bonus;
+      tricks.push({ rolls, winner, index: result.winner, why: { reason: result.reason, face: rolls[result.winner].face, beaten: result.beaten } });
+      leader = winner;
+    }
+    const complete = tricks.length === r && tricks[r - 1].winner !== null;
+    const before = totals;
+    let points = null;
+    if (complete) {
+      points = round.bids.map((b, p) => roundPoints(b, won[p], r, bonus[p], record.variant || "standard").points);
+      totals = totals.map((x, p) => x + points[p]);
+    }
+    rounds.push({ round: r, starter, hands, bids: round.bids, tricks, won, points, before, totals: complete ? totals : null });
+  }
+  if (!rounds.length) throw new BadRecord(_("This record has no round with bids yet."));
+  return { players, n, dice, rounds, total: ROUNDS[n], table: record.fairness && record.fairness.table };
+}
+
+// Every place of the game, in order: a round's bids (t 0), then each roll of each trick.
+export function positions(game) {
+  const out = [];
+  for (const round of game.rounds) {
+    out.push({ r: round.round, t: 0, k: 0 });
+    round.tricks.forEach((trick, t) => trick.rolls.forEach((_r, k) => out.push({ r: round.round, t: t + 1, k: k + 1 })));
+  }
+  return out;
+}
+
+// "#r3" (round 3's bids), "#r3t2" (its second trick, every die rolled), "#r3t2d1" (one die).
+export function placeHash(game, at) {
+  if (!at.t) return `r${at.r}`;
+  const size = game.rounds[at.r - 1].tricks[at.t - 1].rolls.length;
+  return at.k >= size ? `r${at.r}t${at.t}` : `r${at.r}t${at.t}d${at.k}`;
+}
+
+function indexOfHash(game, places, hash) {
+  const m = /^#?r(\d+)(?:t(\d+)(?:d(\d+))?)?$/.exec(hash || "");
+  if (!m) return -1;
+  const [r, t, d] = [Number(m[1]), Number(m[2] || 0), m[3] === undefined ? null : Number(m[3])];
+  return places.findIndex((p) => p.r === r && p.t === t && (t === 0 || placeHash(game, p) === `r${r}t${t}` + (d === null ? "" : `d${d}`)));
+}
+
+// The page ------------------------------------------------------------------------------
+
+export async function showReplay(root, tableId, ui) {
+  const body = h("div", { class: "replay-body" });
+  const picker = h("input", { type: "file", id: "replay-file", accept: ".json,application/json", onchange: async (e) => {
+    const file = e.target.files && e.target.files[0];
+    if (!file) return;
+    try { await open(JSON.parse(await file.text()), null); } catch (err) { problem(err); }
+  } });
+  const header = h("section", { class: "card replay-head" }, h("h1", {}, _("Replay")),
+    tableId ? null : h("div", { class: "field" }, h("label", { for: "replay-file" }, _("Open a game record (JSON)")), picker));
+  replace(root, header, body);
+  let view = null;
+
+  function problem(err) {
+    const text = err instanceof BadRecord || err instanceof ApiError ? err.message : _("This is not a Mino Dice game record.");
+    replace(body, h("p", { class: "error", role: "alert" }, _("This record cannot be replayed: {problem}", { problem: text })));
+  }
+
+  async function open(record, id) {
+    const dice = await diceSet(record && record.dice_set ? record.dice_set : "mino");
+    const game = replayRecord(record, dice);
+    if (view) view.stop();
+    view = new ReplayView(body, game, id, ui);
+  }
+
+  if (tableId) {
+    try {
+      await open(await api("GET", `/api/tables/${tableId}/record`), tableId);
+    } catch (err) {
+      replace(body, h("p", { class: "error", role: "alert" }, err.message),
+        h("a", { class: "button", href: `/t/${tableId}` }, _("Back to the table")));
+    }
+  } else {
+    replace(body, h("p", { class: "hint" }, _("Pick a record file, or open a finished table's replay from the lobby.")));
+  }
+  return () => { if (view) view.stop(); };
+}
+
+class ReplayView {
+  constructor(body, game, tableId, ui) {
+    this.body = body;
+    this.game = game;
+    this.tableId = tableId;
+    this.ui = ui;
+    this.places = positions(game);
+    this.analysis = null;
+    const found = tableId ? indexOfHash(game, this.places, location.hash) : -1;
+    this.at = found >= 0 ? found : 0;
+    this.status = h("p", { class: "replay-where", "aria-live": "polite", id: "replay-where" });
+    this.prev = h("button", { type: "button", id: "replay-prev", "aria-label": _("Previous step"), onclick: () => this.go(this.at - 1) }, "◀");
+    this.next = h("button", { type: "button", id: "replay-next", "aria-label": _("Next step"), onclick: () => this.go(this.at + 1) }, "▶");
+    this.roundSelect = h("select", { id: "replay-round", "aria-label": _("Round"), onchange: (e) => this.go(this.places.findIndex((p) => p.r === Number(e.target.value) && !p.t)) },
+      game.rounds.map((r) => h("option", { value: r.round }, _("Round {n}/{total}", { n: r.round, total: game.total }))));
+    this.content = h("div", { class: "replay-content" });
+    this.extra = h("div", { class: "replay-extra" });
+    replace(body, h("div", { class: "row replay-nav" }, this.prev, this.roundSelect, this.next), this.status, this.content, this.extra);
+    this.keys = (e) => {
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.altKey || e.ctrlKey || e.metaKey) return;
+      const to = { ArrowLeft: this.at - 1, ArrowRight: this.at + 1, Home: 0, End: this.places.length - 1 }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
+      this.go(to);
+    };
+    this.hash = () => { const i = indexOfHash(game, this.places, location.hash); if (i >= 0 && i !== this.at) this.go(i); };
+    let start = null;
+    this.down = (e) => { start = [e.clientX, e.clientY]; };
+    this.up = (e) => {
+      if (!start) return;
+      const [dx, dy] = [e.clientX - start[0], e.clientY - start[1]];
+      start = null;
+      if (Math.abs(dx) > 40 && Math.abs(dx) > 2 * Math.abs(dy)) this.go(this.at + (dx < 0 ? 1 : -1));
+    };
+    document.addEventListener("keydown", this.keys);
+    window.addEventListener("hashchange", this.hash);
+    this.content.addEventListener("pointerdown", this.down);
+    this.content.addEventListener("pointerup", this.up);
+    this.content.style.touchAction = "pan-y";
+    this.render();
+    if (tableId) this.askAnalysis("GET");
+  }
+
+  stop() {
+    document.removeEventListener("keydown", this.keys);
+    window.removeEventListener("hashchange", this.hash);
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  go(index) {
+    if (index < 0 || index >= this.places.length || index === this.at) return;
+    this.at = index;
+    this.render();
+  }
+
+  render() {
+    const game = this.game;
+    const at = this.places[this.at];
+    const round = game.rounds[at.r - 1];
+    const names = game.players;
+    if (this.tableId) history.replaceState(history.state, "", `/replay/${this.tableId}#${placeHash(game, at)}`);
+    this.prev.disabled = this.at === 0;
+    this.next.disabled = this.at === this.places.length - 1;
+    this.roundSelect.value = String(at.r);
+    const trick = at.t ? round.tricks[at.t - 1] : null;
+    const shown = trick ? trick.rolls.slice(0, at.k) : [];
+    const done = trick && at.k === trick.rolls.length && trick.winner !== null;
+    // tricks won and dice held as they stood at this step
+    const won = Array(game.n).fill(0);
+    const held = round.hands.map((hand) => hand.slice());
+    round.tricks.slice(0, at.t).forEach((tr, i) => {
+      const last = i === at.t - 1;
+      (last ? shown : tr.rolls).forEach((roll) => held[roll.player].splice(held[roll.player].indexOf(roll.die), 1));
+      if (!last || done) if (tr.winner !== null) won[tr.winner]++;
+    });
+    const over = done && at.t === round.round;
+    const totals = over ? round.totals : round.before;
+    const where = at.t
+      ? _("Round {n}/{total}", { n: at.r, total: game.total }) + " · " + _("Trick {n}/{total}", { n: at.t, total: at.r })
+      : _("Round {n}/{total}", { n: at.r, total: game.total }) + " · " + _("Bids");
+    this.status.textContent = `${where} (${this.at + 1}/${this.places.length})`;
+    const next = trick && !done && at.k < trick.rolls.length ? trick.rolls[at.k].player : null;
+    const seats = h("ol", { class: "replay-seats" }, names.map((name, p) => h("li", {
+      class: (trick && trick.winner === p && done ? "winner " : "") + (next === p ? "turn" : ""), "data-seat": p },
+    h("div", { class: "seat-line" },
+      h("span", { class: "name", title: name }, name, p === round.starter ? " ★" : ""),
+      h("span", { class: "figures" }, `${_("Bid")} ${round.bids[p]} · ${_("Won")} ${won[p]} · `, h("strong", { class: "total" }, String(totals[p])))),
+    h("div", { class: "seat-dice", "aria-label": _("Dice of {name}", { name }) },
+      held[p].map((k) => die(game.dice, this.kind(k), null, { size: 26 }))))));
+    let caption;
+    if (!trick) caption = _("{name} starts this round.", { name: names[round.starter] });
+    else if (done) caption = _("{name} wins the trick: {reason}", { name: names[trick.winner], reason: reasonText(game.dice, trick.why) });
+    else caption = _("{name} rolls next.", { name: names[next] });
+    const middle = h("section", { class: "card trick replay-trick", "aria-label": _("Trick"), "data-round": at.r, "data-trick": at.t,
+      "data-winner": done ? trick.winner : null },
+    h("p", { class: "caption" }, caption),
+    trick ? h("ul", { class: "rolls" }, shown.map((roll, i) => h("li", { class: done && i === trick.index ? "won" : "" },
+      die(game.dice, this.kind(roll.die), roll.face, { size: 44 }),
+      h("span", { class: "label" }, `${names[roll.player]}: ${word(roll.die)} → ${word(roll.face)}`)))) : null);
+    replace(this.content, h("section", { class: "card" }, seats), middle, this.notes(at), this.pad(over ? at.r : at.r - 1));
+  }
+
+  kind(name) { return this.game.dice.kinds.find((k) => k.name === name); }
+
+  // -- the analysis (#19): asked of the server, shown beside each decision -------------------
+
+  async askAnalysis(method) {
+    let job = null;
+    try {
+      job = await api(method, `/api/tables/${this.tableId}/analysis`);
+    } catch (err) {
+      if (method === "POST" || err.code !== "not_found") this.ui.toast(err.message);
+    }
+    if (!this.extra.isConnected) return;
+    if (job && job.status === "done") {
+      this.analysis = job.analysis;
+      this.byPlace = new Map(job.analysis.decisions.map((d) => [`${d.round}.${d.trick || 0}.${d.seat}`, d]));
+      replace(this.extra, this.summary());
+      this.render();
+      return;
+    }
+    const button = h("button", { type: "button", id: "analyse", class: "primary", onclick: () => this.askAnalysis("POST") }, _("Analyse"));
+    const running = job && job.status === "running";
+    replace(this.extra, h("section", { class: "card analysis" },
+      h("h2", {}, _("Analysis")),
+      running
+        ? h("p", { role: "status" }, h("progress", { max: job.total, value: job.done }), " ",
+          _("Analysing: {done} of {total} decisions", { done: job.done, total: job.total }))
+        : h("p", {}, _("Every decision weighed from what that player could see: expected points lost, the chance of making the bid, the best choice."), " ", button),
+      job && job.status === "failed" ? h("p", { class: "error" }, job.message || "") : null));
+    if (running) this.timer = setTimeout(() => this.askAnalysis("GET"), 1000);
+  }
+
+  // The decision(s) of this step: every seat's bid, or the die just rolled.
+  notes(at) {
+    if (!this.analysis) return null;
+    const names = this.game.players;
+    const round = this.game.rounds[at.r - 1];
+    const line = (d, what) => h("li", { class: d.loss > this.analysis.noise_points ? "mistake" : "" },
+      what, " ", _("expected {points} points, makes the bid {chance}.", { points: signed(d.expected_score_chosen), chance: percent(d.make_chance_chosen) }), " ",
+      d.chosen === d.best ? _("The best choice.")
+        : _("Best: {best} (expected {points}, {chance}); {lost} points lost.", { best: d.kind === "bid" ? d.best : word(d.best),
+          points: signed(d.expected_score_best), chance: percent(d.make_chance_best), lost: d.loss.toFixed(1) }));
+    let items;
+    if (!at.t) {
+      items = names.map((name, p) => {
+        const d = this.byPlace.get(`${at.r}.0.${p}`);
+        return d ? line(d, _("{name} bid {bid}:", { name, bid: d.chosen })) : null;
+      });
+    } else if (at.k) {
+      const roll = round.tricks[at.t - 1].rolls[at.k - 1];
+      const d = this.byPlace.get(`${at.r}.${at.t}.${roll.player}`);
+      items = [d ? line(d, _("{name} rolled {die}:", { name: names[roll.player], die: word(roll.die) }))
+        : h("li", {}, _("{name} had no choice of die.", { name: names[roll.player] }))];
+    }
+    return h("section", { class: "card analysis-notes", "aria-label": _("Analysis") }, h("ul", {}, items));
+  }
+
+  summary() {
+    return h("section", { class: "card analysis" }, h("h2", {}, _("Analysis")),
+      h("ul", {}, this.analysis.summary.map((s) => h("li", { "data-seat": s.seat },
+        _("{name}: {lost} points lost per round; bids too high {high}, too low {low}.", {
+          name: s.player, lost: s.points_lost_per_round.toFixed(1), high: s.bids_too_high, low: s.bids_too_low })))));
+  }
+
+  // The score pad as it stood: every round finished by this step.
+  pad(upTo) {
+    const game = this.game;
+    const rows = game.rounds.slice(0, upTo);
+    return h("section", { class: "card pad-now", "aria-label": _("Score pad") },
+      h("h2", {}, _("Score pad")),
+      h("div", { class: "scroll" }, h("table", {},
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Round")), game.players.map((name) => h("th", { scope: "col", title: name }, name)))),
+        h("tbody", {}, rows.map((round) => h("tr", { "data-round": round.round, "data-totals": round.totals.join(",") },
+          h("th", { scope: "row" }, String(round.round)),
+          round.totals.map((t, p) => h("td", {},
+            h("span", { class: "small" }, `${round.bids[p]}/${round.won[p]} `), h("strong", {}, String(t))))))))));
+  }
+}

@@ -1,0 +1,150 @@
+"""The replay viewer (/replay, /replay/TABLE#r3t2): a finished game stepped through with the
+keyboard and by swipes shows what its record says, trick by trick (every trick's winner)
+and round by round (the score pad), on a phone; a shared link opens at its trick; a record
+file opens the same way, and a file that is no record is refused in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from live_server import LiveServer
+from minodice.core.record import parse_record, summarize
+
+from .conftest import Pages
+from .pages import overflowing
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+PHONE = {"width": 360, "height": 640}
+
+#: What the viewer shows at its current step: the place, the trick's winner once every die
+#: is rolled, and the score pad's rows.
+SHOWN = """() => {
+  const trick = document.querySelector(".replay-trick");
+  return {
+    round: Number(trick.dataset.round), trick: Number(trick.dataset.trick),
+    winner: trick.dataset.winner === undefined ? null : Number(trick.dataset.winner),
+    caption: trick.querySelector(".caption").textContent,
+    pad: [...document.querySelectorAll(".pad-now tbody tr")]
+      .map((tr) => tr.dataset.totals.split(",").map(Number)),
+    hash: location.hash,
+  };
+}"""
+
+
+async def shown(page: Page) -> dict[str, Any]:
+    found: dict[str, Any] = await page.evaluate(SHOWN)
+    return found
+
+
+def expected(record: dict[str, Any]) -> dict[str, Any]:
+    """``minodice replay --json`` of the record: the engine's replay."""
+    loaded = parse_record(json.dumps(record))
+    return summarize(loaded.state, loaded.players)
+
+
+async def step_through(page: Page, summary: dict[str, Any]
+                       ) -> tuple[list[list[int]], list[list[int]]]:
+    """Press → from the first step to the last; the winners of each round's tricks and the
+    score pad's totals as the viewer showed them."""
+    winners: list[list[int]] = [[] for _ in summary["rounds"]]
+    pads: list[list[int]] = []
+    n = len(summary["players"])
+    steps = sum(1 + len(r["trick_winners"]) * n for r in summary["rounds"])
+    before = await shown(page)
+    assert (before["round"], before["trick"]) == (1, 0)
+    for _ in range(steps - 1):
+        await page.keyboard.press("ArrowRight")
+        now = await shown(page)
+        assert now != before, "→ did not move the replay on"
+        if now["winner"] is not None:
+            winners[now["round"] - 1].append(now["winner"])
+        if len(now["pad"]) > len(pads):
+            pads = now["pad"]
+        before = now
+    await page.keyboard.press("ArrowRight")  # the last step: nothing further
+    assert await shown(page) == before
+    return winners, pads
+
+
+async def test_the_replay_of_a_finished_game_matches_its_record(server: LiveServer,
+                                                                pages: Pages) -> None:
+    table = server.finished_bot_game(3)
+    record = server.get(f"/api/tables/{table}/record")
+    summary = expected(record)
+    page = await pages.new(viewport=PHONE)
+    await page.goto(f"{server.base}/replay/{table}")
+    await page.locator(".replay-trick").wait_for()
+    winners, pads = await step_through(page, summary)
+    assert winners == [r["trick_winners"] for r in summary["rounds"]]
+    assert pads == [r["totals"] for r in summary["rounds"]]
+    assert await overflowing(page) == []
+    last = await shown(page)
+    assert last["hash"] == f"#r{len(summary['rounds'])}t{len(summary['rounds'])}"
+
+    # ← and a swipe to the right go back; a swipe to the left goes on
+    await page.keyboard.press("ArrowLeft")
+    back = await shown(page)
+    assert back["winner"] is None
+    assert back["hash"].endswith("d2")
+    box = await page.locator(".replay-content").bounding_box()
+    assert box is not None
+    y = box["y"] + 40
+    for start, end in ((box["x"] + 300, box["x"] + 40), (box["x"] + 40, box["x"] + 300)):
+        await page.mouse.move(start, y)
+        await page.mouse.down()
+        await page.mouse.move(end, y, steps=4)
+        await page.mouse.up()
+        if start > end:
+            assert await shown(page) == last
+    assert await shown(page) == back
+
+    # a shared link opens at its trick, with the score pad as it stood then
+    r, t = 5, 3
+    other = await pages.new(viewport=PHONE)
+    await other.goto(f"{server.base}/replay/{table}#r{r}t{t}")
+    await other.locator(".replay-trick[data-trick='3']").wait_for()
+    at = await shown(other)
+    assert (at["round"], at["trick"]) == (r, t)
+    assert at["winner"] == summary["rounds"][r - 1]["trick_winners"][t - 1]
+    assert at["caption"].startswith(summary["players"][at["winner"]])
+    assert at["pad"] == [x["totals"] for x in summary["rounds"][: r - 1]]
+
+
+async def test_a_record_file_opens_and_a_wrong_file_is_refused_in_one_line(
+        server: LiveServer, pages: Pages, tmp_path: Path) -> None:
+    table = server.finished_bot_game(4)
+    record = server.get(f"/api/tables/{table}/record")
+    summary = expected(record)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    page = await pages.new(viewport=PHONE)
+    await page.goto(f"{server.base}/replay")
+    await page.set_input_files("#replay-file", str(path))
+    await page.locator(".replay-trick").wait_for()
+    await page.keyboard.press("End")
+    end = await shown(page)
+    assert end["pad"] == [r["totals"] for r in summary["rounds"]]
+    assert end["winner"] == summary["rounds"][-1]["trick_winners"][-1]
+
+    broken = dict(record, rounds=[dict(record["rounds"][0], bids=[9, 0, 0, 0])])
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(broken))
+    await page.set_input_files("#replay-file", str(path))
+    error = page.locator(".replay-body .error")
+    await error.wait_for()
+    text = await error.inner_text()
+    assert "round 1" in text
+    assert "R6" in text
+    assert "\n" not in text.strip()
+    path = tmp_path / "text.json"
+    path.write_text("not json {")
+    await page.set_input_files("#replay-file", str(path))
+    await page.get_by_text("This is not a Mino Dice game record").wait_for()
