@@ -56,6 +56,7 @@ from minodice.server.protocol import (
     error_message,
     parse_client_message,
 )
+from minodice.server.replays import Analyses, add_routes
 from minodice.server.room import Room, Settings
 from minodice.server.store import Store
 from minodice.server.web import (
@@ -334,6 +335,7 @@ def create_app(
     freeze_every: float = 0.0,
     caps: Caps | None = None,
     advice_pool: BotPool | None = None,
+    analyses: Analyses | None = None,
 ) -> FastAPI:
     """The server's ASGI app around ``store`` (see the module docstring).
 
@@ -342,11 +344,15 @@ def create_app(
     ``allowed_origins``: the site's own origins (:func:`site_origins`). ``advice_pool``:
     the advisor's workers, never the tables' (default: one worker, a queue of
     ``caps.advice_queue``, at a lower CPU priority than the tables' workers).
+    ``analyses``: the game analyses and their workers (default: one worker of their own,
+    at the advisor's lower priority, a round's analysis at most two minutes).
     """
     settings = settings or Settings()
     caps = caps or Caps()
     bot_pool = pool or BotPool()
     advisor = advice_pool or BotPool(1, queue=caps.advice_queue, niceness=10)
+    analyses = analyses or Analyses(BotPool(1, timeout=120.0, queue=caps.advice_queue,
+                                            niceness=10))
     lobby = Lobby(store, bot_pool, settings, caps.max_waiting, caps.expire_waiting)
     table_limits = Limits(caps.tables_rate, caps.tables_burst)
     all_tables = Limits(caps.all_tables_rate, caps.all_tables_burst)
@@ -382,6 +388,7 @@ def create_app(
         await lobby.close()
         bot_pool.close()
         advisor.close()
+        await analyses.close()
         store.close()
 
     app = FastAPI(title="minodice", version=__version__, lifespan=lifespan,
@@ -427,6 +434,7 @@ def create_app(
         """The page (lobby, table, about): one document; its script reads the address."""
         return HTMLResponse(page, headers=PAGE_HEADERS)
 
+    add_routes(app, lobby, page, analyses, advice_allowed)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/sw.js", include_in_schema=False)

@@ -668,6 +668,19 @@ class Room:
                 driver.back(seat)
                 driver.away(seat)
 
+    async def hand_to_bot(self, seat: int) -> bool:
+        """The seat's person leaves it to the stand-in now rather than after the grace
+        period (``POST /api/tables/ID/away``); as after an absence, their next connection
+        takes it back, and if the stand-in's taking over cannot be written it does not
+        play (:meth:`_stood_in`). Returns whether the table has a game to hand over."""
+        async with self.lock:
+            driver = self.driver
+            if driver is None or self.closed:
+                return False
+            if driver.kind(seat) is SeatKind.PERSON:
+                driver.stand_in_now(seat)
+            return True
+
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)

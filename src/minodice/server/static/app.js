@@ -1,8 +1,9 @@
-// The page: a lobby (/), a table (/t/ID) and an about page (/about), each rendered from
-// what the server answers. No build step: plain ES modules.
+// The page: a lobby (/), a table (/t/ID), a replay (/replay, /replay/ID) and an about page
+// (/about), each rendered from what the server answers. No build step: plain ES modules.
 import { api, randomHex, store, takeSeat } from "./api.js";
 import { h, replace } from "./dom.js";
 import { LANGUAGES, _, chooseLanguage, lang, loadLanguage } from "./i18n.js";
+import { leaveButton, myTablesCard, noteVisit } from "./mine.js";
 import { showOdds } from "./odds.js";
 import { showPad } from "./pad.js";
 import { EDITIONS, ROUNDS } from "/meta.js";
@@ -30,8 +31,16 @@ async function route() {
   renderNav();
   const path = location.pathname;
   const table = path.match(/^\/t\/([A-Za-z0-9]+)\/?$/);
+  let replay;
   if (table) {
+    noteVisit(table[1]);
+    const leave = leaveButton(table[1], ui);
+    if (leave) document.getElementById("nav").appendChild(leave);
     leaveCurrent = await showTable(root, table[1], ui);
+  } else if ((replay = path.match(/^\/replay(?:\/([A-Za-z0-9]+))?\/?$/))) {
+    // its own module, loaded only here: a table's first view does not carry it
+    const { showReplay } = await import("./replay.js");
+    leaveCurrent = await showReplay(root, replay[1] || null, ui);
   } else if (path === "/about") {
     await showAbout();
   } else if (path === "/pad") {
@@ -150,7 +159,7 @@ async function showLobby() {
 
   const list = h("div", { class: "public-list", "aria-live": "polite" }, h("p", { class: "hint" }, _("Loading…")));
   const open = h("section", { class: "card open" }, h("h2", {}, _("Open tables")), list);
-  replace(root, quick, open, create);
+  replace(root, quick, myTablesCard(link), open, create);
   await refreshPublic(list);
 }
 

@@ -1,0 +1,205 @@
+"""After a game and away from it: the replay page, the game analysis, handing a seat over.
+
+Kept apart from :mod:`minodice.server.app` (which only calls :func:`add_routes`) because
+none of it plays a game: the replay viewer reads a finished table's record (the page
+replays it by the rules itself, ``static/replay.js``); the analysis
+(:mod:`minodice.bots.analysis`, ``minodice analyse``) runs on workers of its own, never the
+tables' bots nor the advisor's, one round per job so that the page can show progress; and a
+person may hand their seat to the stand-in bot at once instead of after the grace period.
+
+Hidden information: a record and its analysis are only ever given for a finished game,
+where every hand is public anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from minodice.bots.analysis import Analysis, Decision, analyse_game, summarize
+from minodice.core.record import parse_record
+from minodice.server.botpool import BotPool, PoolBusyError
+from minodice.server.lobby import ApiError, Lobby
+from minodice.server.web import PAGE_HEADERS
+
+log = logging.getLogger("minodice.server")
+
+#: Simulated rounds per choice on the web: about a tenth of the command line's most, so a
+#: whole 4-player game is analysed in well under a minute on one worker (the figures are
+#: noisier; ``minodice analyse RECORD`` gives the full measure).
+WEB_ANALYSIS_SAMPLES = 60
+#: Finished analyses kept in memory (a server restart forgets them; they are recomputed).
+ANALYSES_KEPT = 200
+#: Analyses running at once; more are refused as busy rather than queued for long.
+ANALYSES_RUNNING = 2
+
+
+def analyse_round(record_text: str, round_no: int, seed: int, samples: int | None
+                  ) -> list[Decision]:
+    """Runs in a worker: the decisions of one round of a record (each from its seat's
+    view), for the analysis's progress to move a round at a time."""
+    loaded = parse_record(record_text)
+    return analyse_game(loaded.state, loaded.players, seed, samples,
+                        only=lambda r, _t, _i, _s: r == round_no).decisions
+
+
+def decisions_per_round(record: dict[str, Any]) -> list[int]:
+    """How many decisions each bid round of a record has (bids, then every roll, forced
+    or not), as :func:`~minodice.bots.analysis.analyse_game` counts its progress."""
+    out = []
+    for round_ in record.get("rounds", []):
+        if round_.get("bids") is None:
+            break
+        out.append(len(round_["bids"]) + sum(len(t) for t in round_.get("tricks", [])))
+    return out
+
+
+@dataclass
+class AnalysisJob:
+    """One table's analysis: its progress, then its result (the ``--json`` answer)."""
+
+    total: int
+    done: int = 0
+    status: Literal["running", "done", "failed"] = "running"
+    result: dict[str, object] | None = None
+    message: str | None = None
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"status": self.status, "done": self.done, "total": self.total}
+        if self.result is not None:
+            out["analysis"] = self.result
+        if self.message is not None:
+            out["message"] = self.message
+        return out
+
+
+class Analyses:
+    """The analyses asked for, by table, computed once on ``pool`` and kept (the newest
+    :data:`ANALYSES_KEPT`); a failed one is tried again when asked again."""
+
+    def __init__(self, pool: BotPool, samples: int | None = WEB_ANALYSIS_SAMPLES,
+                 seed: int = 0, running: int = ANALYSES_RUNNING) -> None:
+        self.pool = pool
+        self.samples = samples
+        self.running = running
+        self.seed = seed
+        self.jobs: OrderedDict[str, AnalysisJob] = OrderedDict()
+
+    def get(self, table_id: str) -> AnalysisJob | None:
+        return self.jobs.get(table_id)
+
+    def start(self, table_id: str, record: dict[str, Any]) -> AnalysisJob:
+        job = self.jobs.get(table_id)
+        if job is not None and job.status != "failed":
+            return job
+        if sum(1 for j in self.jobs.values() if j.status == "running") >= self.running:
+            raise ApiError(503, "busy", "the analysis workers are busy; try again shortly")
+        per_round = decisions_per_round(record)
+        job = AnalysisJob(total=sum(per_round))
+        self.jobs[table_id] = job
+        self.jobs.move_to_end(table_id)
+        while len(self.jobs) > ANALYSES_KEPT:
+            oldest = next(iter(self.jobs))
+            if self.jobs[oldest].status == "running":
+                break
+            del self.jobs[oldest]
+        job.task = asyncio.ensure_future(self._run(job, record, per_round))
+        return job
+
+    async def _run(self, job: AnalysisJob, record: dict[str, Any], per_round: list[int]
+                   ) -> None:
+        text = json.dumps(record)
+        decisions: list[Decision] = []
+        try:
+            for r, count in enumerate(per_round, start=1):
+                decisions += await self.pool.run(analyse_round, text, r, self.seed,
+                                                 self.samples)
+                job.done += count
+            players = list(record["players"])
+            summaries = summarize(decisions, players, len(per_round))
+            job.result = Analysis(players, self.seed, decisions, summaries).to_json()
+            job.status = "done"
+        except (TimeoutError, BrokenProcessPool, PoolBusyError):
+            job.status, job.message = "failed", "the analysis workers are busy; try again"
+        except Exception:  # a bug must not stay "running" for ever
+            log.exception("analysis failed")
+            job.status, job.message = "failed", "the analysis failed"
+        finally:
+            job.task = None
+
+    async def close(self) -> None:
+        for job in self.jobs.values():
+            if job.task is not None:
+                job.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await job.task
+        self.pool.close()
+
+
+class HandOver(BaseModel):
+    """``POST /api/tables/ID/away``: the seat's token."""
+
+    model_config = ConfigDict(strict=True, extra="ignore")
+    token: str = Field(max_length=100)
+
+
+def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
+               heavy: Callable[[Request], Awaitable[None]]) -> None:
+    """The replay page, the analysis and the hand-over routes (PROTOCOL.md). ``heavy``
+    refuses a client over the limit of the heavy routes (the advisor's)."""
+
+    @app.get("/replay", response_class=HTMLResponse, include_in_schema=False)
+    @app.get("/replay/{table_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def replay_page() -> HTMLResponse:
+        """The page (its script shows the replay viewer at these addresses)."""
+        return HTMLResponse(page, headers=PAGE_HEADERS)
+
+    def finished_record(table_id: str) -> dict[str, Any]:
+        room = lobby.room(table_id)
+        if room.row.status != "finished":
+            raise ApiError(409, "conflict", "a game is analysed once it is over")
+        return room.record()
+
+    @app.post("/api/tables/{table_id}/analysis", status_code=202)
+    async def analyse(table_id: str, request: Request) -> JSONResponse:
+        """Start the analysis of a finished game (or give the one under way or done):
+        202 while it runs, 200 with the result once done."""
+        record = finished_record(table_id)
+        job = analyses.get(table_id)
+        if job is None or job.status == "failed":
+            await heavy(request)
+            job = analyses.start(table_id, record)
+        return JSONResponse(job.to_json(), status_code=200 if job.status == "done" else 202)
+
+    @app.get("/api/tables/{table_id}/analysis")
+    async def analysis(table_id: str) -> dict[str, object]:
+        """``{status, done, total}``, then also ``analysis``: ``minodice analyse --json``'s
+        answer for the game (seed 0, the web's fewer samples)."""
+        finished_record(table_id)
+        job = analyses.get(table_id)
+        if job is None:
+            raise ApiError(404, "not_found", "nobody asked for this game's analysis yet")
+        return job.to_json()
+
+    @app.post("/api/tables/{table_id}/away")
+    async def hand_over(table_id: str, body: HandOver) -> dict[str, object]:
+        """The seat's person leaves it to the stand-in bot now, until they connect again."""
+        room = lobby.room(table_id)
+        seat = lobby.seat_of(room, body.token)
+        if seat is None:
+            raise ApiError(403, "forbidden", "this token opens no seat at this table")
+        if room.row.status != "playing" or not await room.hand_to_bot(seat):
+            raise ApiError(409, "conflict", "only a game in play can be handed to a bot")
+        return {"table": room.id, "seat": seat, "autoplay": True}

@@ -1,0 +1,160 @@
+"""The server's side of the replay viewer, the game analysis and handing a seat over
+(server/replays.py): the analysis of a finished game runs on its own workers a round at a
+time with progress, is computed once, is refused for a game still played and is limited
+like the other heavy routes; a person's seat goes to the stand-in on request; the replay
+page is served at its addresses."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from fastapi.testclient import TestClient
+
+from minodice.core.record import parse_record, summarize
+from minodice.server.app import Caps, create_app
+from minodice.server.botpool import BotPool
+from minodice.server.replays import Analyses, decisions_per_round
+from minodice.server.room import Settings
+from minodice.server.store import Store
+
+from .test_hidden import InProcessPool
+
+T = TypeVar("T")
+
+
+class CountingPool(BotPool):
+    """The analysis's workers, in a thread of this process: counts its jobs (no worker
+    processes: the analysis code is the same, only where it runs differs)."""
+
+    def __init__(self) -> None:  # no processes: no super().__init__
+        self.jobs: list[tuple[Any, ...]] = []
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        self.jobs.append(args)
+        return await asyncio.to_thread(fn, *args)
+
+    def close(self) -> None:
+        return None
+
+
+@pytest.fixture
+def analysis_pool() -> CountingPool:
+    return CountingPool()
+
+
+@pytest.fixture
+def client(tmp_path: Path, analysis_pool: CountingPool) -> Iterator[TestClient]:
+    caps = Caps(advice_burst=3, advice_rate=0.001, refusal_delay=0.0)
+    app = create_app(Store.sqlite(tmp_path / "t.db"), Settings(bot_delay=0, grace=3600.0),
+                     InProcessPool(0), http_rate=1e9, http_burst=1e9, caps=caps,
+                     analyses=Analyses(analysis_pool, samples=3, running=10))
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def wait_until(check: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 60  # a hang guard, not a measure
+    while not check():
+        assert time.monotonic() < deadline, f"{what} did not happen"
+        time.sleep(0.02)
+
+
+def finished_table(client: TestClient, players: int = 3) -> str:
+    table: str = client.post("/api/tables", json={"players": players,
+                                                  "bots": ["easy"] * players}).json()["table"]
+    wait_until(lambda: client.get(f"/api/tables/{table}").json()["status"] == "finished",
+               "the bots' game")
+    return table
+
+
+def test_the_analysis_of_a_finished_game_shows_progress_and_is_computed_once(
+        client: TestClient, analysis_pool: CountingPool) -> None:
+    table = finished_table(client)
+    assert client.get(f"/api/tables/{table}/analysis").status_code == 404  # never asked
+    record = client.get(f"/api/tables/{table}/record").json()
+    per_round = decisions_per_round(record)
+    started = client.post(f"/api/tables/{table}/analysis")
+    assert started.status_code in (200, 202)
+    assert started.json()["total"] == sum(per_round)
+    seen: list[dict[str, Any]] = []
+
+    def done() -> bool:
+        answer = client.get(f"/api/tables/{table}/analysis").json()
+        seen.append(answer)
+        return bool(answer["status"] == "done")
+
+    wait_until(done, "the analysis")
+    assert all(a["status"] in ("running", "done") for a in seen)
+    assert [a["done"] for a in seen] == sorted(a["done"] for a in seen)  # never backwards
+    result = seen[-1]
+    assert result["done"] == result["total"]
+    analysis = result["analysis"]
+    rounds = len(record["rounds"])
+    assert len(analysis_pool.jobs) == rounds  # one job a round, on the analysis's workers
+    assert analysis["players"] == record["players"]
+    bids = [d for d in analysis["decisions"] if d["kind"] == "bid"]
+    assert sorted((d["round"], d["seat"]) for d in bids) == \
+        [(r, s) for r in range(1, rounds + 1) for s in range(3)]
+    for d in bids:
+        assert d["chosen"] == str(record["rounds"][d["round"] - 1]["bids"][d["seat"]])
+        assert d["loss"] >= 0
+    rolls = [d for d in analysis["decisions"] if d["kind"] == "roll"]
+    assert rolls
+    for d in rolls:
+        trick = record["rounds"][d["round"] - 1]["tricks"][d["trick"] - 1]
+        assert d["chosen"] == next(r["die"] for r in trick if r["player"] == d["seat"])
+    assert [s["seat"] for s in analysis["summary"]] == [0, 1, 2]
+
+    again = client.post(f"/api/tables/{table}/analysis")
+    assert again.status_code == 200
+    assert again.json()["analysis"] == analysis
+    assert len(analysis_pool.jobs) == rounds  # kept, not computed again
+
+
+def test_the_analysis_is_refused_before_the_end_and_limited(client: TestClient) -> None:
+    waiting = client.post("/api/tables", json={"players": 3, "bots": [None, "easy", "easy"]}
+                          ).json()["table"]
+    for method in ("POST", "GET"):
+        refused = client.request(method, f"/api/tables/{waiting}/analysis")
+        assert refused.status_code == 409
+        assert refused.json()["error"]["code"] == "conflict"
+    assert client.post("/api/tables/nosuchtable/analysis").status_code == 404
+    tables = [finished_table(client) for _ in range(4)]
+    answers = [client.post(f"/api/tables/{t}/analysis").status_code for t in tables]
+    assert all(a in (200, 202) for a in answers[:3])
+    assert answers[3] == 429  # the advisor's limit: 3 at once from one address
+
+
+def test_a_person_hands_their_seat_to_the_stand_in(client: TestClient) -> None:
+    table = client.post("/api/tables", json={"players": 3, "bots": [None, "easy", "easy"]}
+                        ).json()["table"]
+    seat = client.post(f"/api/tables/{table}/seats",
+                       json={"name": "Ana", "client_seed": "ana"}).json()
+    assert seat["seat"] == 0
+    info = client.get(f"/api/tables/{table}").json()
+    assert info["status"] == "playing"
+    assert info["players"][0]["autoplay"] is None  # her grace period is an hour
+    stranger = client.post(f"/api/tables/{table}/away", json={"token": "x" * 30})
+    assert stranger.status_code == 403
+    handed = client.post(f"/api/tables/{table}/away", json={"token": seat["token"]})
+    assert handed.status_code == 200, handed.text
+    wait_until(lambda: client.get(f"/api/tables/{table}").json()["status"] == "finished",
+               "the stand-in's game")
+    record = client.get(f"/api/tables/{table}/record").json()
+    loaded = parse_record(json.dumps(record))
+    assert summarize(loaded.state, loaded.players)["complete"]
+    again = client.post(f"/api/tables/{table}/away", json={"token": seat["token"]})
+    assert again.status_code == 409  # the game is over
+
+
+@pytest.mark.parametrize("path", ["/replay", "/replay/abc123"])
+def test_the_replay_page_is_served(client: TestClient, path: str) -> None:
+    answer = client.get(path)
+    assert answer.status_code == 200
+    assert '<script type="module" src="/static/app.js">' in answer.text
