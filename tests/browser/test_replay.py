@@ -5,17 +5,18 @@ file opens the same way, and a file that is no record is refused in one line."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from live_server import LiveServer
+from live_server import LiveServer, servers
 from minodice.core.record import parse_record, summarize
 
 from .conftest import Pages
-from .pages import overflowing
+from .pages import BID, DIE, GAME_TIMEOUT, overflowing
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -148,3 +149,65 @@ async def test_a_record_file_opens_and_a_wrong_file_is_refused_in_one_line(
     path.write_text("not json {")
     await page.set_input_files("#replay-file", str(path))
     await page.get_by_text("This is not a Mino Dice game record").wait_for()
+
+
+async def test_leaving_a_table_handing_the_seat_over_and_finding_it_again(
+        server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE)
+    await page.goto(server.base)
+    await page.fill("#quick-name", "Ana")
+    await page.click("#play-now")
+    await page.wait_for_url("**/t/*")
+    table = page.url.rsplit("/", 1)[1]
+    await page.locator(f"{BID}, {DIE}").first.wait_for()
+    leave = await page.locator("#leave").bounding_box()
+    assert leave is not None
+    assert leave["x"] + leave["width"] <= PHONE["width"]  # in the menu, on the screen
+    await page.click("#leave")
+    await page.click("#stay")  # the confirmation: staying changes nothing
+    assert page.url.endswith(f"/t/{table}")
+    assert server.get(f"/api/tables/{table}")["players"][0]["autoplay"] is None
+    await page.click("#leave")
+    await page.click("#hand-over")
+    await page.wait_for_url(f"{server.base}/")
+    mine = page.locator(f".mine li[data-table='{table}']")
+    await mine.wait_for()
+    deadline = asyncio.get_running_loop().time() + GAME_TIMEOUT
+    while server.get(f"/api/tables/{table}")["status"] != "finished":  # the bot plays on
+        assert asyncio.get_running_loop().time() < deadline, "the stand-in did not finish"
+        await asyncio.sleep(0.2)
+    await page.reload()
+    await page.locator(f".mine li[data-table='{table}'][data-status='finished']").wait_for()
+    assert await overflowing(page) == []
+    await mine.get_by_role("link").click()
+    await page.wait_for_url(f"**/replay/{table}*")
+    await page.locator(".replay-trick").wait_for()
+
+
+async def test_analyse_shows_each_decision_beside_it(tmp_path: Path,
+                                                                   pages: Pages) -> None:
+    with servers(tmp_path, options=("--analysis-samples", "2")) as start:
+        server = start()
+        table = server.finished_bot_game(3)
+        page = await pages.new(viewport=PHONE)
+        await page.goto(f"{server.base}/replay/{table}#r2")
+        await page.click("#analyse")
+        await page.locator(".analysis-notes li").first.wait_for(timeout=120_000)
+        analysis = server.get(f"/api/tables/{table}/analysis")["analysis"]
+        names = analysis["players"]
+        bids = {d["seat"]: d for d in analysis["decisions"]
+                if d["kind"] == "bid" and d["round"] == 2}
+        notes = await page.locator(".analysis-notes li").all_inner_texts()
+        assert len(notes) == 3  # every seat's bid of round 2
+        for seat, text in enumerate(notes):
+            d = bids[seat]
+            assert text.startswith(f"{names[seat]} bid {d['chosen']}:")
+            assert f"{round(100 * d['make_chance_chosen'])}%" in text
+            if d["chosen"] != d["best"]:
+                assert f"Best: {d['best']}" in text
+        await page.keyboard.press("ArrowRight")  # the first die of round 2
+        first = (await page.locator(".analysis-notes li").all_inner_texts())[0]
+        assert "rolled" in first or "no choice" in first
+        summary = await page.locator(".analysis li[data-seat]").all_inner_texts()
+        assert [s.split(":")[0] for s in summary] == names
+        assert await overflowing(page) == []

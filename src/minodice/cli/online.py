@@ -82,6 +82,13 @@ def serve(
                                                    "whole request; then it is closed.")] = 10.0,
     advice_workers: Annotated[int, typer.Option(help="Worker processes of the bid advisor "
                                                 "and trick odds (apart from the bots').")] = 1,
+    analysis_workers: Annotated[int, typer.Option(help="Worker processes of the game "
+                                                  "analysis (apart from the others).")] = 1,
+    analysis_samples: Annotated[
+        Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option(help="Simulated rounds per choice in a game's analysis (default: a "
+                     "tenth of the most minodice analyse takes, for an answer in a minute)."),
+    ] = None,
     durable: Annotated[bool, typer.Option(help="Survive power cuts too (SQLite "
                                           "synchronous=FULL; slower).")] = False,
 ) -> None:
@@ -99,6 +106,7 @@ def serve(
         raise_descriptor_limit,
     )
     from minodice.server.ops import configure_logging
+    from minodice.server.replays import WEB_ANALYSIS_SAMPLES, Analyses
     from minodice.server.room import Settings
     from minodice.server.store import Store, engine_url
 
@@ -108,6 +116,9 @@ def serve(
         if value < 0:
             raise typer.BadParameter("must be 0 or more", param_hint=name)
     for name, count in (("--bot-workers", bot_workers), ("--advice-workers", advice_workers),
+                        ("--analysis-workers", analysis_workers),
+                        ("--analysis-samples", 1 if analysis_samples is None
+                         else analysis_samples),
                         ("--new-tables", new_tables), ("--max-waiting", max_waiting),
                         ("--max-connections", max_connections)):
         if count < 1:
@@ -149,7 +160,11 @@ def serve(
                              BotPool(bot_workers), origins, http_rate,
                              max(60.0, http_rate * 3), freeze_every=FREEZE_EVERY, caps=caps,
                              advice_pool=BotPool(advice_workers, queue=caps.advice_queue,
-                                                 niceness=10))
+                                                 niceness=10),
+                             analyses=Analyses(BotPool(analysis_workers, timeout=120.0,
+                                                       queue=caps.advice_queue, niceness=10),
+                                               samples=analysis_samples
+                                               or WEB_ANALYSIS_SAMPLES))
     connections = connection_cap(max_connections, raise_descriptor_limit())
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     typer.echo(f"Mino Dice is ready: open http://{shown}:{port}/ in your browser "
