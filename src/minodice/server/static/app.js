@@ -194,12 +194,14 @@ async function createAndSit(settings, name) {
 async function showAbout() {
   let rules = [];
   try { rules = (await api("GET", `/api/rules/${lang}?edition=mino`)).paragraphs; } catch (err) { rules = []; }
+  const dice = await (await import("./about.js")).diceSection();
   replace(root,
     h("section", { class: "card about" },
       h("h1", {}, _("About Mino Dice")),
       h("p", {}, _("Mino Dice is a trick-taking game with dice: you choose which die to play, but the face it shows is rolled. Everyone bids in secret how many tricks they will win; an exact bid scores.")),
       h("h2", { id: "rules" }, _("How to play")),
       rules.map((p) => h("p", {}, p)),
+      dice,
       h("h2", {}, _("Credits")),
       h("ul", {},
         h("li", {}, _("Game design: Manfred Reindl")),

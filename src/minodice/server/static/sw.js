@@ -4,7 +4,8 @@
 const CACHE = "minodice-v1";
 const SHELL = ["/pad", "/static/app.js", "/static/style.css", "/static/api.js", "/static/dom.js",
   "/static/i18n.js", "/static/dice.js", "/static/pad.js", "/static/pad-score.js", "/static/odds.js",
-  "/static/table.js", "/static/signal.js", "/static/fair.js", "/static/icon.svg",
+  "/static/table.js", "/static/signal.js", "/static/fair.js", "/static/mine.js", "/static/replay.css",
+  "/static/icon.svg",
   "/static/manifest.webmanifest", "/meta.js"];
 
 self.addEventListener("install", (event) => {
