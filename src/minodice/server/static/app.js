@@ -169,11 +169,16 @@ function field(id, label, control) {
 
 async function refreshPublic(list) {
   let tables = [];
-  try { tables = await api("GET", "/api/tables"); } catch (err) { /* shown as empty */ }
+  let problem = null;
+  try { tables = await api("GET", "/api/tables"); } catch (err) { problem = err; }
   if (!list.isConnected) return;
-  replace(list, tables.length ? h("ul", {}, tables.map((t) => h("li", {},
-    h("a", { href: t.url, onclick: link }, _("{players} players, {free} free", { players: t.players, free: t.seats_free })),
-    " ", h("small", {}, (t.names || []).join(", "))))) : h("p", { class: "hint" }, _("No public table is waiting. Create one!")));
+  replace(list, problem
+    ? h("p", { class: "hint offline", role: "status" }, problem.code === "offline"
+      ? _("Offline: the server cannot be reached, so the open tables are not known. The score pad works offline.")
+      : problem.message)
+    : tables.length ? h("ul", {}, tables.map((t) => h("li", {},
+      h("a", { href: t.url, onclick: link }, _("{players} players, {free} free", { players: t.players, free: t.seats_free })),
+      " ", h("small", {}, (t.names || []).join(", "))))) : h("p", { class: "hint" }, _("No public table is waiting. Create one!")));
   setTimeout(() => { if (list.isConnected) refreshPublic(list); }, 5000);
 }
 

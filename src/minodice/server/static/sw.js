@@ -4,9 +4,8 @@
 const CACHE = "minodice-v1";
 const SHELL = ["/pad", "/static/app.js", "/static/style.css", "/static/api.js", "/static/dom.js",
   "/static/i18n.js", "/static/dice.js", "/static/pad.js", "/static/pad-score.js", "/static/odds.js",
-  "/static/table.js", "/static/signal.js", "/static/fair.js", "/static/mine.js", "/static/replay.css",
-  "/static/icon.svg",
-  "/static/manifest.webmanifest", "/meta.js"];
+  "/static/table.js", "/static/signal.js", "/static/fair.js", "/static/mine.js", "/static/extras.js",
+  "/static/replay.css", "/static/icon.svg", "/static/manifest.webmanifest", "/meta.js"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));

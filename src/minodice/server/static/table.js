@@ -4,6 +4,7 @@
 import { api, diceSet, errorText, keepFair, newSeed, store, takeSeat } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
+import { countUnread, tableSettings } from "./extras.js";
 import { verifyRecord } from "./fair.js";
 import { _, capital, word } from "./i18n.js";
 import { reducedMotion, setSignal, signalOn, turnSignal } from "./signal.js";
@@ -272,6 +273,7 @@ class TablePage {
       }
     } },
     h("h2", {}, _("Join this table")),
+    tableSettings(this.info, botName),
     h("label", { for: "join-name" }, _("Your name")), input,
     h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, _("Take a seat"))),
     h("p", { class: "hint" }, _("Or just watch: spectators see the table, never a hand.")));
@@ -709,11 +711,14 @@ class TablePage {
     this.chatNote = h("p", { class: "hint" }, _("Spectators cannot chat."));
     this.chatForm.hidden = !this.seat;
     this.chatNote.hidden = Boolean(this.seat);
-    return h("details", { class: "card chat" }, h("summary", {}, _("Chat")), this.chatLog, this.chatForm, this.chatNote);
+    const chat = h("details", { class: "card chat" }, h("summary", {}, _("Chat")), this.chatLog, this.chatForm, this.chatNote);
+    this.unread = countUnread(chat);
+    return chat;
   }
 
   addChat(message) {
     this.chatLog.appendChild(h("li", {}, h("strong", {}, message.name), ": ", message.text));
+    this.unread();
     while (this.chatLog.children.length > 100) this.chatLog.firstChild.remove();
     this.chatLog.scrollTop = this.chatLog.scrollHeight;
   }

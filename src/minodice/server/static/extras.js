@@ -1,0 +1,32 @@
+// Small things around the table, kept out of table.js (the table's layout lives there):
+// the join page's summary of the table's settings, and the chat's count of unread lines.
+import { h } from "./dom.js";
+import { _ } from "./i18n.js";
+import { EDITIONS } from "/meta.js";
+
+// The settings a person is asked to join: edition, scoring, seats (who is a bot), clock,
+// advisor; from GET /api/tables/ID. (botName: the table's words for a bot level.)
+export function tableSettings(info, botName) {
+  const edition = EDITIONS.find((e) => e.name === info.edition);
+  const rows = [
+    [_("Edition"), edition ? _(edition.title) : info.edition],
+    [_("Scoring"), info.variant === "simplified" ? _("Simplified: no minus points, no bonus") : _("Standard scoring")],
+    [_("Players"), info.players.map((p, i) => p.bot ? botName(p.bot) : p.name || _("Seat {n}", { n: i + 1 })).join(", ")],
+    [_("Turn clock"), info.turn_seconds ? _("{s} s per decision", { s: info.turn_seconds }) : _("No clock")],
+    [_("Bid advisor"), info.advisor === false ? _("not allowed") : _("allowed")],
+  ];
+  return h("dl", { class: "table-settings" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+}
+
+// The chat's summary line counts the lines that came while it was closed.
+export function countUnread(details) {
+  const summary = details.querySelector("summary");
+  const badge = h("span", { class: "unread", "aria-live": "polite" });
+  summary.appendChild(badge);
+  let unread = 0;
+  const show = () => {
+    badge.textContent = unread ? " " + _("({n} new)", { n: unread }) : "";
+  };
+  details.addEventListener("toggle", () => { if (details.open) { unread = 0; show(); } });
+  return () => { if (!details.open) { unread++; show(); } };
+}

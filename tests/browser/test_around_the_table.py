@@ -1,0 +1,60 @@
+"""Around the table: the lobby says it is offline rather than that no table waits; the
+join page shows the table's settings; the closed chat counts the lines that came."""
+
+from __future__ import annotations
+
+import pytest
+
+from live_server import LiveServer
+
+from .conftest import Pages
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+PHONE = {"width": 360, "height": 640}
+
+
+async def test_the_lobby_says_it_is_offline(server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE)
+    await page.route("**/api/tables", lambda route: route.abort("internetdisconnected"))
+    await page.goto(server.base)
+    status = page.locator(".public-list .offline")
+    await status.wait_for()
+    assert (await status.inner_text()).startswith("Offline")
+    assert not await page.get_by_text("No public table is waiting").count()
+
+
+async def test_the_join_page_shows_the_tables_settings(server: LiveServer,
+                                                       pages: Pages) -> None:
+    table = server.post("/api/tables", {
+        "players": 4, "edition": "skull-king", "variant": "simplified",
+        "bots": [None, None, "hard", "easy"], "turn_seconds": 60, "advisor": False})["table"]
+    page = await pages.new(viewport=PHONE)
+    await page.goto(f"{server.base}/t/{table}")
+    settings = page.locator(".join .table-settings")
+    await settings.wait_for()
+    text = await settings.inner_text()
+    for shown in ("Skull King", "Simplified: no minus points", "hard bot", "easy bot",
+                  "60 s per decision", "not allowed"):
+        assert shown in text
+
+
+async def test_the_closed_chat_counts_new_lines(server: LiveServer, pages: Pages) -> None:
+    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
+    ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
+    for page, name in ((ana, "Ana"), (ben, "Ben")):
+        await page.goto(f"{server.base}/t/{table}")
+        await page.fill("#join-name", name)
+        await page.click(".join button[type=submit]")
+        await page.locator(".chat summary").wait_for()
+    badge = ana.locator(".chat summary .unread")
+    assert await badge.inner_text() == ""
+    await ben.click(".chat summary")
+    for line in ("hello", "good luck"):
+        await ben.fill("#chat-text", line)
+        await ben.press("#chat-text", "Enter")
+        await ana.get_by_text(line).wait_for(state="attached")
+    assert (await badge.inner_text()).strip() == "(2 new)"
+    await ana.click(".chat summary")
+    assert await badge.inner_text() == ""
+    assert await ben.locator(".chat summary .unread").inner_text() == ""  # open: none new
