@@ -511,6 +511,17 @@ def test_reveal_fuzz(server: Server, data: st.DataObject, body: bytes) -> None:
 
 
 @FUZZ
+@given(data=st.data(), body=bodies({"token": TEXT}))
+def test_away_fuzz(server: Server, data: st.DataObject, body: bytes) -> None:
+    table, _host = finished_table(server)
+    waiting = new_table(server, 3)["table"]
+    target = data.draw(st.sampled_from([table, waiting]), label="table")
+    answer = post(server, f"/api/tables/{path_of(table_id(data, target))}/away", body)
+    check_http(answer, (200, {"table", "seat", "autoplay"}))
+    assert answer.status_code != 200  # no token there opens a seat in a game in play
+
+
+@FUZZ
 @given(data=st.data())
 def test_get_fuzz(server: Server, data: st.DataObject) -> None:
     table, _host = finished_table(server)
