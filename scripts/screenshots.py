@@ -132,7 +132,7 @@ async def main(out: Path, seed: int) -> None:
                 await page.keyboard.press("ArrowRight")
                 await page.keyboard.press("ArrowRight")
                 await page.locator(".analysis-notes li").first.wait_for(timeout=300_000)
-                await page.evaluate("() => window.scrollTo(0, 0)")
+                await page.evaluate("() => document.querySelector('.replay-nav').scrollIntoView()")
                 await shot(page, out, "replay")
                 await browser.close()
         finally:

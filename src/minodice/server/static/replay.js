@@ -110,10 +110,7 @@ export function placeHash(game, at) {
 }
 
 function indexOfHash(game, places, hash) {
-  const m = /^#?r(\d+)(?:t(\d+)(?:d(\d+))?)?$/.exec(hash || "");
-  if (!m) return -1;
-  const [r, t, d] = [Number(m[1]), Number(m[2] || 0), m[3] === undefined ? null : Number(m[3])];
-  return places.findIndex((p) => p.r === r && p.t === t && (t === 0 || placeHash(game, p) === `r${r}t${t}` + (d === null ? "" : `d${d}`)));
+  return places.findIndex((p) => `#${placeHash(game, p)}` === hash);
 }
 
 // The page ------------------------------------------------------------------------------
@@ -193,7 +190,6 @@ class ReplayView {
     window.addEventListener("hashchange", this.hash);
     this.content.addEventListener("pointerdown", this.down);
     this.content.addEventListener("pointerup", this.up);
-    this.content.style.touchAction = "pan-y";
     this.render();
     if (tableId) this.askAnalysis("GET");
   }
