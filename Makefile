@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve demo test lint typecheck check browser services bench compiled golden i18n clean research-test
+.PHONY: play serve demo test lint typecheck check browser services bench compiled golden i18n screenshots clean research-test
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,9 @@ i18n: $(STAMP)  ## merge new screen messages into the catalogues, then check the
 	$(BIN)/python scripts/i18n.py extract
 	$(BIN)/python scripts/i18n.py update
 	$(BIN)/python scripts/i18n.py check
+
+screenshots: $(STAMP) browser  ## remake docs/screenshots (a phone game, for the README)
+	$(BIN)/python scripts/screenshots.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build/compiled
