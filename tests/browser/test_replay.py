@@ -211,3 +211,21 @@ async def test_analyse_shows_each_decision_beside_it(tmp_path: Path,
         summary = await page.locator(".analysis li[data-seat]").all_inner_texts()
         assert [s.split(":")[0] for s in summary] == names
         assert await overflowing(page) == []
+
+
+async def test_a_finished_table_links_to_its_replay_in_the_readers_language(server: LiveServer,
+                                                     pages: Pages) -> None:
+    table = server.finished_bot_game(3)
+    names = server.get(f"/api/tables/{table}")["players"]
+    page = await pages.new(viewport=PHONE, locale="de-DE")
+    await page.goto(f"{server.base}/t/{table}")  # the finished table links to its replay
+    await page.click("#replay-link")
+    await page.wait_for_url(f"**/replay/{table}*")
+    await page.locator(".replay-trick").wait_for()
+    await page.goto(f"{server.base}/replay/{table}#r2t1")
+    await page.locator(".replay-trick[data-trick='1']").wait_for()
+    assert await page.locator("h1").inner_text() == "Wiederholung"
+    caption = await page.locator(".replay-trick .caption").inner_text()
+    winner = names[int(await page.locator(".replay-trick").get_attribute("data-winner") or -1)]
+    assert caption.startswith(f"{winner['name']} gewinnt den Stich")
+    assert "Runde 2/8" in await page.locator("#replay-where").inner_text()
