@@ -106,7 +106,7 @@ def serve(
         raise_descriptor_limit,
     )
     from minodice.server.ops import configure_logging
-    from minodice.server.replays import WEB_ANALYSIS_SAMPLES, Analyses
+    from minodice.server.replays import ANALYSIS_TIMEOUT, WEB_ANALYSIS_SAMPLES, Analyses
     from minodice.server.room import Settings
     from minodice.server.store import Store, engine_url
 
@@ -161,7 +161,7 @@ def serve(
                              max(60.0, http_rate * 3), freeze_every=FREEZE_EVERY, caps=caps,
                              advice_pool=BotPool(advice_workers, queue=caps.advice_queue,
                                                  niceness=10),
-                             analyses=Analyses(BotPool(analysis_workers, timeout=120.0,
+                             analyses=Analyses(BotPool(analysis_workers, timeout=ANALYSIS_TIMEOUT,
                                                        queue=caps.advice_queue, niceness=10),
                                                samples=analysis_samples
                                                or WEB_ANALYSIS_SAMPLES))

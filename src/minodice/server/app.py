@@ -56,7 +56,7 @@ from minodice.server.protocol import (
     error_message,
     parse_client_message,
 )
-from minodice.server.replays import Analyses, add_routes
+from minodice.server.replays import ANALYSIS_TIMEOUT, Analyses, add_routes
 from minodice.server.room import Room, Settings
 from minodice.server.store import Store
 from minodice.server.web import (
@@ -345,13 +345,13 @@ def create_app(
     the advisor's workers, never the tables' (default: one worker, a queue of
     ``caps.advice_queue``, at a lower CPU priority than the tables' workers).
     ``analyses``: the game analyses and their workers (default: one worker of their own,
-    at the advisor's lower priority, a round's analysis at most two minutes).
+    at the advisor's lower priority, a round's analysis at most ANALYSIS_TIMEOUT s).
     """
     settings = settings or Settings()
     caps = caps or Caps()
     bot_pool = pool or BotPool()
     advisor = advice_pool or BotPool(1, queue=caps.advice_queue, niceness=10)
-    analyses = analyses or Analyses(BotPool(1, timeout=120.0, queue=caps.advice_queue,
+    analyses = analyses or Analyses(BotPool(1, timeout=ANALYSIS_TIMEOUT, queue=caps.advice_queue,
                                             niceness=10))
     lobby = Lobby(store, bot_pool, settings, caps.max_waiting, caps.expire_waiting)
     table_limits = Limits(caps.tables_rate, caps.tables_burst)

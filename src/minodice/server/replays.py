@@ -41,6 +41,9 @@ log = logging.getLogger("minodice.server")
 WEB_ANALYSIS_SAMPLES = 60
 #: Finished analyses kept in memory (a server restart forgets them; they are recomputed).
 ANALYSES_KEPT = 200
+#: Seconds one round's analysis may take on its worker (a 6-player game's last round,
+#: 54 decisions, on a busy machine) before it counts as hung.
+ANALYSIS_TIMEOUT = 600.0
 #: Analyses running at once; more are refused as busy rather than queued for long.
 ANALYSES_RUNNING = 2
 
