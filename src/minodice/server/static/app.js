@@ -35,7 +35,8 @@ async function route() {
   if (table) {
     noteVisit(table[1]);
     const leave = leaveButton(table[1], ui);
-    if (leave) document.getElementById("nav").appendChild(leave);
+    const nav = document.getElementById("nav");
+    if (leave) nav.insertBefore(leave, nav.querySelector(".menu")); // on the header's one row
     leaveCurrent = await showTable(root, table[1], ui);
   } else if ((replay = path.match(/^\/replay(?:\/([A-Za-z0-9]+))?\/?$/))) {
     // its own module, loaded only here: a table's first view does not carry it
