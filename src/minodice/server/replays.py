@@ -25,13 +25,15 @@ from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from minodice.bots.analysis import Analysis, Decision, analyse_game, summarize
 from minodice.core.record import parse_record
 from minodice.server.botpool import BotPool, PoolBusyError
 from minodice.server.lobby import ApiError, Lobby
 from minodice.server.web import PAGE_HEADERS
+from minodice.wire.http import Answer, error_answers
+from minodice.wire.http import Request as RequestBody
 
 log = logging.getLogger("minodice.server")
 
@@ -151,11 +153,29 @@ class Analyses:
         self.pool.close()
 
 
-class HandOver(BaseModel):
+class HandOver(RequestBody):
     """``POST /api/tables/ID/away``: the seat's token."""
 
-    model_config = ConfigDict(strict=True, extra="ignore")
     token: str = Field(max_length=100)
+
+
+class HandedOver(Answer):
+    """``200`` to ``POST /api/tables/ID/away``."""
+
+    table: str
+    seat: int
+    autoplay: bool
+
+
+class AnalysisProgress(Answer):
+    """``POST``/``GET /api/tables/ID/analysis``: its progress, then its result."""
+
+    status: Literal["running", "done", "failed"]
+    done: int = Field(description="decisions analysed (every bid and roll counts)")
+    total: int
+    analysis: dict[str, Any] | None = Field(None, description="once done: what "
+                                            "`minodice analyse --json` prints")
+    message: str | None = None
 
 
 def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
@@ -175,7 +195,8 @@ def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
             raise ApiError(409, "conflict", "a game is analysed once it is over")
         return room.record()
 
-    @app.post("/api/tables/{table_id}/analysis", status_code=202)
+    @app.post("/api/tables/{table_id}/analysis", status_code=202,
+              response_model=AnalysisProgress, responses=error_answers(404, 409, 429, 503))
     async def analyse(table_id: str, request: Request) -> JSONResponse:
         """Start the analysis of a finished game (or give the one under way or done):
         202 while it runs, 200 with the result once done."""
@@ -186,7 +207,8 @@ def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
             job = analyses.start(table_id, record)
         return JSONResponse(job.to_json(), status_code=200 if job.status == "done" else 202)
 
-    @app.get("/api/tables/{table_id}/analysis")
+    @app.get("/api/tables/{table_id}/analysis", response_model=AnalysisProgress,
+             response_model_exclude_none=True, responses=error_answers(404, 409, 429, 503))
     async def analysis(table_id: str) -> dict[str, object]:
         """``{status, done, total}``, then also ``analysis``: ``minodice analyse --json``'s
         answer for the game (seed 0, the web's fewer samples)."""
@@ -196,7 +218,8 @@ def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
             raise ApiError(404, "not_found", "nobody asked for this game's analysis yet")
         return job.to_json()
 
-    @app.post("/api/tables/{table_id}/away")
+    @app.post("/api/tables/{table_id}/away", response_model=HandedOver,
+              responses=error_answers(400, 403, 404, 409, 413, 429, 503))
     async def hand_over(table_id: str, body: HandOver) -> dict[str, object]:
         """The seat's person leaves it to the stand-in bot now, until they connect again."""
         room = lobby.room(table_id)
