@@ -166,3 +166,18 @@ def test_the_command_lines_choices_are_the_cores() -> None:
     """Typer needs an enum for the edition option; it must list the core's editions."""
     assert tuple(e.value for e in Edition) == BUILTIN_DICE_SETS
     assert all(level in LEVELS.split(", ") for level in BUILTIN_BOTS)
+
+
+def test_scripts_and_styles_travel_compressed(client: TestClient) -> None:
+    """A phone asks with ``Accept-Encoding: gzip`` and gets each script and style sheet
+    compressed, byte for byte the file once unpacked; the API's answers are not."""
+    for path in sorted(STATIC.iterdir()):
+        if path.suffix not in (".js", ".css") or path.stat().st_size < 500:
+            continue
+        answer = client.get(f"/static/{path.name}", headers={"accept-encoding": "gzip"})
+        assert answer.status_code == 200, path.name
+        assert answer.headers.get("content-encoding") == "gzip", path.name
+        assert answer.content == path.read_bytes(), path.name
+    api = client.get("/api/meta", headers={"accept-encoding": "gzip"})
+    assert api.status_code == 200
+    assert "content-encoding" not in api.headers
