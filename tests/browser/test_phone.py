@@ -10,6 +10,7 @@ and unknown addresses get a page with a way back; the turn clock says what it di
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import random
 from typing import TYPE_CHECKING, Any
@@ -136,6 +137,15 @@ async def test_long_names_give_way_with_the_full_name_on_demand(
     await sit(page, server, 3, WIDE_NAME)
     mine = page.locator(".players .me .name")
     assert await mine.get_attribute("title") == WIDE_NAME
+    # Measured once it is laid out (a first measure found it 0 px from the left and uncut:
+    # the table was being drawn again); if it never gets cut, the assertion below says so.
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    with contextlib.suppress(PlaywrightTimeout):
+        await page.wait_for_function(
+            "() => { const el = document.querySelector('.players .me .name');"
+            " return el && el.getBoundingClientRect().right > 0"
+            " && el.scrollWidth > el.clientWidth; }", timeout=5000)
     shown = await mine.evaluate("""(el) => ({ right: el.getBoundingClientRect().right,
         cut: el.scrollWidth > el.clientWidth })""")
     assert shown == {"right": shown["right"], "cut": True}, "not cut short"

@@ -47,6 +47,9 @@ NO_TRACEBACK = re.compile(r'Traceback|File "')
 # -- a raw WebSocket that keeps every frame -------------------------------------------------
 
 
+PACE = 0.06  # seconds between a test's answers (the server's limit: 20 messages a second)
+
+
 class Conn:
     """One WebSocket; every frame is kept (``frames``), the latest view too (``view``)."""
 
@@ -56,6 +59,7 @@ class Conn:
         self.view: View = {}
         self.seq = -1
         self.answered: str | None = None  # the last turn this test answered
+        self._answered_at = 0.0
 
     @classmethod
     async def open(cls, url: str, origin: str | None = None) -> Conn:
@@ -121,7 +125,15 @@ class Conn:
         await self.send({"type": "act", "turn": turn, "action": action})
 
     async def answer(self, view: View, rng: random.Random) -> str:
-        """Answer ``view``'s turn with a random legal action."""
+        """Answer ``view``'s turn with a random legal action, at most one every ``PACE``
+        seconds: against bots that answer at once, a test would otherwise send more than
+        the 20 messages a second the server takes from a socket, and a refused act
+        (``rate_limited``) would leave it waiting for ever."""
+        loop = asyncio.get_running_loop()
+        wait = self._answered_at + PACE - loop.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._answered_at = loop.time()
         action = str(rng.choice(view["legal"]))
         self.answered = view["turn"]
         await self.act(view["turn"], action)
