@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from services import Postgres, Redis, ServiceMissingError, postgres_server, redis_server
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -45,15 +49,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def postgres_service() -> Iterator[Postgres]:
     """One PostgreSQL server for the session (started only if a test asks for it); a
     missing binary fails the test with how to install it (never a silent skip)."""
-    try:
-        context = postgres_server()
-        server = context.__enter__()
-    except ServiceMissingError as exc:
-        pytest.fail(str(exc), pytrace=False)
-    try:
-        yield server
-    finally:
-        context.__exit__(None, None, None)
+    yield from _running(postgres_server)
 
 
 @pytest.fixture
@@ -65,8 +61,14 @@ def postgres_url(postgres_service: Postgres) -> str:
 @pytest.fixture(scope="session")
 def redis_service() -> Iterator[Redis]:
     """One redis-server for the session (started only if a test asks for it)."""
+    yield from _running(redis_server)
+
+
+def _running(start: Callable[[], AbstractContextManager[T]]) -> Iterator[T]:
+    """A service started by ``start`` for as long as the fixture lasts; a missing binary
+    fails the test with how to install it (never a silent skip)."""
     try:
-        context = redis_server()
+        context = start()
         server = context.__enter__()
     except ServiceMissingError as exc:
         pytest.fail(str(exc), pytrace=False)
