@@ -26,7 +26,7 @@ def trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 #: What ``make check`` (``-m "not slow"``) leaves to ``make test``: folders whose every
 #: test runs a real server, browser or terminal, files of whole games, processes and
 #: command lines, and single long tests elsewhere (measured with ``--durations``).
-SLOW_FOLDERS = ("online", "browser", "tui", "conformance")
+SLOW_FOLDERS = ("online", "browser", "tui", "conformance", "cluster")
 SLOW_FILES = ("test_compiled.py", "test_tournament.py", "test_sandbox.py", "test_saves.py",
               "test_cli.py", "test_golden.py", "test_trace.py", "test_bots.py")
 SLOW_TESTS = ("test_r9_custom_dice_set_specials_respected_one_after_another",)

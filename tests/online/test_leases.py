@@ -108,3 +108,45 @@ async def test_a_paused_owner_waking_after_a_takeover_cannot_write(
         assert (loaded.log, loaded.epoch) == ([bid(0), bid(1)], new.epoch)
     finally:
         store.close()
+
+
+async def test_a_new_owner_claims_its_epoch_before_it_reads_so_the_old_one_cannot_write(
+        processes: tuple[Leases, Leases], store_url: str) -> None:
+    """The gap between a takeover and the new owner's first write: the old owner (paused,
+    or finishing a move) writes in it, and the new owner would load a log without that
+    move. The claim closes the gap: once claimed, the old owner is refused at once."""
+    a, b = processes
+    store = Store(store_url)
+    try:
+        row = new_row(store)
+        old = await a.take(row.id)
+        assert old is not None
+        await store.save_async(row.id, [bid(0)], 0, seq=2, epoch=old.epoch)
+        await expired(a, row.id)
+        new = await b.take(row.id, floor=store.row(row.id).epoch)  # type: ignore[union-attr]
+        assert new is not None
+        assert new.epoch > old.epoch
+        await store.claim(row.id, new.epoch)
+        with pytest.raises(FencingError):  # the old owner's next move, after the claim
+            await store.save_async(row.id, [bid(1)], 1, seq=3, epoch=old.epoch)
+        loaded = store.load(row.id)
+        assert loaded is not None
+        assert loaded.log == [bid(0)]
+        with pytest.raises(FencingError):  # an older claim is refused too
+            await store.claim(row.id, old.epoch)
+    finally:
+        store.close()
+
+
+async def test_an_epoch_is_above_the_stores_even_when_redis_forgot_every_epoch(
+        processes: tuple[Leases, Leases], store_url: str) -> None:
+    """Redis restarted without its data starts the epochs again at 1; the table's epoch
+    in the store (the floor) keeps every new owner above every old one."""
+    a, _ = processes
+    lease = await a.take("forgotten", floor=7)
+    assert lease is not None
+    assert lease.epoch == 8
+    await a.release(lease)
+    again = await a.take("forgotten", floor=3)  # a floor below Redis's count: INCR wins
+    assert again is not None
+    assert again.epoch == 9

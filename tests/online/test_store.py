@@ -245,3 +245,20 @@ def test_a_game_plays_to_its_end_and_replays_from_the_store(store_url: str) -> N
         asyncio.run(go())
     finally:
         store.close()
+
+
+def test_the_shared_public_list_holds_public_waiting_tables_with_a_free_seat_in_order(
+        store: Store) -> None:
+    """Several processes: the lobby lists from the store, a page after a cursor at a time,
+    never a private, full, started or expired table."""
+    rows = [new_row(store) for _ in range(5)]
+    store.save(rows[1].id, status="playing")
+    store.save(rows[2].id, public=False)
+    store.save(rows[3].id, seats=[{"name": "Ana"}] * 3)  # full: its seeds are revealed
+    listed = store.public_waiting(10)
+    assert [r.id for r in listed] == [rows[0].id, rows[4].id]
+    first = store.public_waiting(1)
+    assert [r.id for r in first] == [rows[0].id]
+    after = store.public_waiting(1, (first[0].created_at, first[0].id))
+    assert [r.id for r in after] == [rows[4].id]
+    assert store.public_waiting(5, (after[0].created_at, after[0].id)) == []

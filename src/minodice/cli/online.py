@@ -91,6 +91,20 @@ def serve(
     ] = None,
     durable: Annotated[bool, typer.Option(help="Survive power cuts too (SQLite "
                                           "synchronous=FULL; slower).")] = False,
+    redis: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--redis", help="One of several processes sharing --db (PostgreSQL): "
+                     "their Redis, redis://HOST:PORT/DB. Each table is played by one "
+                     "process at a time; clients may connect to any."),
+    ] = None,
+    advertise_url: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--advertise-url", help="With --redis: the address the other processes "
+                     "reach this one at (default: http://HOST:PORT)."),
+    ] = None,
+    lease_seconds: Annotated[float, typer.Option(help="With --redis: how long a table stays "
+                                                 "with a process that stopped answering "
+                                                 "before another takes it over.")] = 5.0,
 ) -> None:
     """Serve Mino Dice tables: people and bots play over HTTP and WebSockets."""
     import uvicorn
@@ -129,6 +143,10 @@ def serve(
                         ("--request-timeout", request_timeout), ("--http-rate", http_rate)):
         if not value > 0:
             raise typer.BadParameter("must be more than 0", param_hint=name)
+    if not lease_seconds >= 0.5:
+        raise typer.BadParameter("at least 0.5", param_hint="--lease-seconds")
+    if redis is not None and not redis.startswith(("redis://", "rediss://", "unix://")):
+        raise typer.BadParameter("a redis://HOST:PORT/DB URL", param_hint="--redis")
     proxies = [p.strip() for p in (forwarded_allow_ips or "").split(",") if p.strip()]
     if log_format not in ("text", "json"):
         raise typer.BadParameter("text or json", param_hint="--log-format")
@@ -156,6 +174,8 @@ def serve(
                 max_waiting=max_waiting, expire_waiting=expire_waiting * 60,
                 connect_rate=connect_rate, connect_burst=connect_rate * 20)
     origins = site_origins(host, port, (*(public_url or ()), *(allow_origin or ())))
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    shown_host = f"[{shown}]" if ":" in shown else shown
     application = create_app(store, Settings(bot_delay=bot_delay, grace=grace),
                              BotPool(bot_workers), origins, http_rate,
                              max(60.0, http_rate * 3), freeze_every=FREEZE_EVERY, caps=caps,
@@ -164,9 +184,11 @@ def serve(
                              analyses=Analyses(BotPool(analysis_workers, timeout=ANALYSIS_TIMEOUT,
                                                        queue=caps.advice_queue, niceness=10),
                                                samples=analysis_samples
-                                               or WEB_ANALYSIS_SAMPLES))
+                                               or WEB_ANALYSIS_SAMPLES),
+                             redis_url=redis,
+                             advertise_url=advertise_url or f"http://{shown_host}:{port}",
+                             lease_ms=int(lease_seconds * 1000))
     connections = connection_cap(max_connections, raise_descriptor_limit())
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     typer.echo(f"Mino Dice is ready: open http://{shown}:{port}/ in your browser "
                "(Ctrl+C stops the server).")
     typer.echo(f"API: http://{shown}:{port}/docs · tables are kept in {path}", err=True)

@@ -21,6 +21,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
+import secrets
 import socket
 import time
 from collections import Counter
@@ -30,10 +32,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 from fastapi import FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.websockets import WebSocketDisconnect
@@ -46,11 +50,13 @@ from minodice.i18n import LANGUAGES, translator
 from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
 from minodice.server.botpool import BotPool, PoolBusyError, advice_json, trick_odds_json
+from minodice.server.cluster import FORWARD_HEADER, Cluster, OwnerGoneError
 from minodice.server.collector import keep_collections_short
 from minodice.server.lobby import LOBBY_PAGE, LOBBY_PAGE_MAX, ApiError, Lobby
 from minodice.server.ops import operations_router
 from minodice.server.protocol import (
     MAX_MESSAGE,
+    MOVED,
     Act,
     BadMessageError,
     dumps,
@@ -58,7 +64,7 @@ from minodice.server.protocol import (
     parse_client_message,
 )
 from minodice.server.replays import ANALYSIS_TIMEOUT, Analyses, add_routes
-from minodice.server.room import Room, Settings
+from minodice.server.room import Room, Settings, token_hash
 from minodice.server.store import Store
 from minodice.server.web import (
     PAGE_HEADERS,
@@ -182,8 +188,10 @@ class GuardMiddleware:
     connections that may wait so are capped (:mod:`.connections`)."""
 
     def __init__(self, app: ASGIApp, max_body: int, limits: Limits, reads: Limits,
-                 refusal_delay: float = 0.0) -> None:
+                 refusal_delay: float = 0.0,
+                 trusted: Callable[[Scope], bool] | None = None) -> None:
         self.app = app
+        self.trusted = trusted  # a request a peer process forwards (limited there already)
         self.max_body = max_body
         self.limits = limits
         self.reads = reads
@@ -195,7 +203,7 @@ class GuardMiddleware:
             return
         address = client_address(scope)
         bucket = self.reads if scope["method"] in ("GET", "HEAD") else self.limits
-        if not bucket.allow(address):
+        if not (self.trusted is not None and self.trusted(scope)) and not bucket.allow(address):
             if self.refusal_delay:
                 await asyncio.sleep(self.refusal_delay)
             await _send_json(send, 429, "rate_limited", "too many requests; try again shortly")
@@ -270,6 +278,9 @@ class Connection:
                     await self.websocket.close(code=1008)
                     return
                 await self.websocket.send_text(text)
+                if text == MOVED:  # the table went to another process: connect again
+                    await self.websocket.close(code=1012)
+                    return
 
     async def close(self) -> None:
         self.writer.cancel()
@@ -337,6 +348,9 @@ def create_app(
     caps: Caps | None = None,
     advice_pool: BotPool | None = None,
     analyses: Analyses | None = None,
+    redis_url: str | None = None,
+    advertise_url: str = "",
+    lease_ms: int = 5000,
 ) -> FastAPI:
     """The server's ASGI app around ``store`` (see the module docstring).
 
@@ -347,6 +361,8 @@ def create_app(
     ``caps.advice_queue``, at a lower CPU priority than the tables' workers).
     ``analyses``: the game analyses and their workers (default: one worker of their own,
     at the advisor's lower priority, a round's analysis at most ANALYSIS_TIMEOUT s).
+    ``redis_url``: one of several processes sharing the store (:mod:`.cluster`), reachable
+    by the others at ``advertise_url``; a table's lease lasts ``lease_ms``.
     """
     settings = settings or Settings()
     caps = caps or Caps()
@@ -355,6 +371,8 @@ def create_app(
     analyses = analyses or Analyses(BotPool(1, timeout=ANALYSIS_TIMEOUT, queue=caps.advice_queue,
                                             niceness=10))
     lobby = Lobby(store, bot_pool, settings, caps.max_waiting, caps.expire_waiting)
+    cluster = (Cluster(redis_url, lobby, advertise_url, lease_ms) if redis_url is not None
+               else None)
     table_limits = Limits(caps.tables_rate, caps.tables_burst)
     all_tables = Limits(caps.all_tables_rate, caps.all_tables_burst)
     connect_limits = Limits(caps.connect_rate, caps.connect_burst)
@@ -373,9 +391,12 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         quiet_protocol_errors()
-        resumed = await lobby.resume_all()
-        if resumed:
-            log.info("resumed %d unfinished tables", resumed)
+        if cluster is not None:
+            await cluster.start()  # its sweep takes the tables nobody owns
+        else:
+            resumed = await lobby.resume_all()
+            if resumed:
+                log.info("resumed %d unfinished tables", resumed)
         if lobby.damaged:
             log.error("%d tables are damaged and set aside: %s", len(lobby.damaged),
                       ", ".join(sorted(lobby.damaged)))
@@ -386,6 +407,8 @@ def create_app(
         tidying.cancel()
         collecting.cancel()
         warm.cancel()
+        if cluster is not None:
+            await cluster.stop()  # hands its tables over before the process ends
         await lobby.close()
         bot_pool.close()
         advisor.close()
@@ -396,7 +419,9 @@ def create_app(
                   description="Mino Dice tables: the HTTP part of the `minodice-table` "
                   "protocol (docs/PROTOCOL.md). Play goes over `GET /ws/ID?token=T`.")
     app.state.lobby = lobby
-    app.include_router(operations_router(store, lobby, {"bots": bot_pool, "advice": advisor}))
+    app.state.cluster = cluster
+    app.include_router(operations_router(store, lobby, {"bots": bot_pool, "advice": advisor},
+                                         redis_ready=cluster.ready if cluster else None))
 
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
@@ -541,7 +566,10 @@ def create_app(
     ) -> Response:
         """The public tables waiting for players, oldest first, a page at a time: a
         ``Link: <...>; rel="next"`` header gives the next page's address."""
-        body, cursor = lobby.public_page(limit, after)
+        if lobby.shared_list:
+            body, cursor = await lobby.shared_page(limit, after)
+        else:
+            body, cursor = lobby.public_page(limit, after)
         headers = {}
         if cursor is not None:
             headers["link"] = f'</api/tables?limit={limit}&after={cursor}>; rel="next"'
@@ -627,12 +655,23 @@ def create_app(
             await refuse(websocket, "rate_limited", "too many connections from your address; "
                          "try again shortly", 4429)
             return
+        token = websocket.query_params.get("token")
+        if cluster is not None:
+            try:
+                owner = await cluster.resolve(table_id)
+            except (OwnerGoneError, RedisError, OSError):
+                await refuse(websocket, "unavailable", "this table is changing hands between "
+                             "server processes; connect again in a moment", 1013)
+                return
+            if owner is not None:
+                await _serve_elsewhere(websocket, cluster, table_id, owner, token,
+                                       ChatGuard(chat_limits, address), Limits(ws_rate, ws_rate))
+                return
         try:
             room = lobby.room(table_id)
         except ApiError as exc:
             await refuse(websocket, exc.code, exc.message, 4404)
             return
-        token = websocket.query_params.get("token")
         seat = None
         if token:
             seat = lobby.seat_of(room, token)
@@ -659,10 +698,13 @@ def create_app(
             if not sockets[key]:
                 del sockets[key]
 
+    if cluster is not None:  # inside the guard: a client is limited where it connects
+        app.add_middleware(ForwardMiddleware, cluster=cluster)
     app.add_middleware(GuardMiddleware, max_body=MAX_MESSAGE,
                        limits=Limits(http_rate, http_burst),
                        reads=Limits(caps.read_rate, caps.read_burst),
-                       refusal_delay=caps.refusal_delay)
+                       refusal_delay=caps.refusal_delay,
+                       trusted=cluster.trusted if cluster is not None else None)
     return app
 
 
@@ -764,3 +806,139 @@ async def _serve_connection(websocket: WebSocket, room: Room, seat: int | None,
         await room.disconnect(conn)
         await conn.close()
 
+
+
+async def _serve_elsewhere(websocket: WebSocket, cluster: Cluster, table_id: str, owner: str,
+                           token: str | None, chat: ChatGuard, limits: Limits) -> None:
+    """A connection to a table another process owns (``serve --redis``): its token is
+    checked against the store here, its messages go to the owner, and the owner's views
+    for its seat (built there, for this seat only) come back through Redis."""
+    seat = None
+    if token:
+        loop = asyncio.get_running_loop()
+        row = await loop.run_in_executor(None, cluster.lobby.store.row, table_id)
+        seat = seat_of_row(row.seats, token) if row is not None else None
+        if seat is None:
+            await websocket.send_text(dumps(error_message(
+                "forbidden", "this token opens no seat at this table")))
+            await websocket.close(code=4403)
+            return
+    conn = Connection(websocket, seat)
+    conn_id = cluster.attach(conn, table_id, owner)
+    opened = False
+    refused = in_row = 0
+    try:
+        opened = await cluster.forward(owner, "open", table_id, conn_id, seat=seat)
+        while opened:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            if not limits.allow("c"):
+                refused += 1
+                in_row += 1
+                if refused > 200:
+                    break
+                if in_row % 20 == 1:
+                    conn.send(dumps(error_message("rate_limited",
+                                                  "at most 20 messages a second")))
+                continue
+            in_row = 0
+            text = message.get("text")
+            if text is None:
+                conn.send(dumps(error_message("bad_message", "messages are JSON text")))
+                continue
+            try:
+                parsed = parse_client_message(text)
+            except BadMessageError as exc:
+                conn.send(dumps(error_message(exc.code, exc.message)))
+                continue
+            if not isinstance(parsed, Act) and seat is not None and \
+                    not chat.limits.allow(chat.address):
+                conn.send(dumps(error_message("rate_limited", "at most 5 chat lines in 10 s "
+                                              "a seat")))
+                continue
+            try:
+                opened = await cluster.forward(owner, "message", table_id, conn_id, m=text)
+            except OwnerGoneError:
+                conn.send(dumps(error_message(
+                    "unavailable", "the table's server process did not answer, so this may "
+                    "not have been made; send it again in a moment")))
+        if not opened:
+            conn.send(MOVED)
+    except OwnerGoneError:
+        conn.send(MOVED)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        if cluster.detach(conn_id) is not None or opened:
+            with contextlib.suppress(OwnerGoneError):
+                await cluster.forward(owner, "close", table_id, conn_id)
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+            await asyncio.wait_for(asyncio.shield(conn.writer), 2.0)  # MOVED sent first
+        await conn.close()
+
+
+def seat_of_row(seats: list[dict[str, Any]], token: str) -> int | None:
+    """The seat a token opens among stored ``seats`` (as :meth:`Lobby.seat_of`)."""
+    digest = token_hash(token)
+    for i, seat in enumerate(seats):
+        stored = seat.get("token_hash")
+        if stored and secrets.compare_digest(stored, digest):
+            return i
+    return None
+
+
+_TABLE_PATH = re.compile(r"^/api/tables/([^/]+)(?:/.*)?$")
+
+
+class ForwardMiddleware:
+    """``serve --redis``: an HTTP request about a table another process owns goes to that
+    process (its address from Redis) and its answer comes back as it was given, so that
+    every change of a table happens in its owner's room."""
+
+    def __init__(self, app: ASGIApp, cluster: Cluster) -> None:
+        self.app = app
+        self.cluster = cluster
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        match = _TABLE_PATH.match(scope.get("path", "")) if scope["type"] == "http" else None
+        if match is None or self.cluster.trusted(scope):
+            await self.app(scope, receive, send)
+            return
+        try:
+            owner = await self.cluster.resolve(match.group(1))
+            where = await self.cluster.address(owner) if owner is not None else None
+        except (OwnerGoneError, RedisError, OSError):
+            owner, where = "", None
+        if owner is None:
+            await self.app(scope, receive, send)
+            return
+        if where is None:
+            await _send_json(send, 503, "unavailable", "this table is changing hands between "
+                             "server processes; try again in a moment")
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = {k.decode("latin-1"): v.decode("latin-1")
+                   for k, v in scope.get("headers") or []
+                   if k.lower() in (b"content-type", b"accept", b"accept-language")}
+        headers[FORWARD_HEADER] = self.cluster.secret
+        query = scope.get("query_string", b"").decode("latin-1")
+        url = where + scope["path"] + (f"?{query}" if query else "")
+        try:
+            answer = await self.cluster.http.request(scope["method"], url, content=body,
+                                                     headers=headers)
+        except httpx.HTTPError:
+            await _send_json(send, 503, "unavailable", "the table's server process did not "
+                             "answer, so nothing changed; try again in a moment")
+            return
+        kept = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()
+                if k.lower() in ("content-type", "content-disposition", "link",
+                                 "cache-control")]
+        await send({"type": "http.response.start", "status": answer.status_code,
+                    "headers": [*kept, (b"content-length", str(len(answer.content)).encode())]})
+        await send({"type": "http.response.body", "body": answer.content})

@@ -23,10 +23,18 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-# Take: only if nobody holds the lease; then the next epoch, in the same atomic step.
+# Take: only if nobody holds the lease; then the next epoch, in the same atomic step. The
+# epoch is at least the store's epoch + 1 (ARGV[3]): a Redis restarted without its data
+# forgot the epochs, and an owner below the store's epoch would be refused every write.
 _TAKE = """
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return redis.call('INCR', KEYS[2])
+  local epoch = redis.call('INCR', KEYS[2])
+  local floor = tonumber(ARGV[3])
+  if epoch <= floor then
+    epoch = floor + 1
+    redis.call('SET', KEYS[2], epoch)
+  end
+  return epoch
 end
 return 0
 """
@@ -78,10 +86,11 @@ class Leases:
     def _keys(self, table_id: str) -> list[str]:
         return [f"{self.prefix}lease:{table_id}", f"{self.prefix}epoch:{table_id}"]
 
-    async def take(self, table_id: str) -> Lease | None:
-        """The table's lease with its new epoch, or ``None`` if a live owner holds it."""
+    async def take(self, table_id: str, floor: int = 0) -> Lease | None:
+        """The table's lease with its new epoch (above ``floor``: the epoch the store
+        holds), or ``None`` if a live owner holds it."""
         epoch = int(await self._take(keys=self._keys(table_id),
-                                     args=[self.owner, self.ttl_ms]))
+                                     args=[self.owner, self.ttl_ms, floor]))
         return Lease(table_id, epoch) if epoch else None
 
     async def renew(self, lease: Lease) -> None:

@@ -19,6 +19,7 @@ import json
 import logging
 import secrets
 import unicodedata
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from minodice.bots.protocol import BUILTIN_BOTS
@@ -107,6 +108,17 @@ class Lobby:
         # the answer, its next cursor), by (limit, cursor).
         self._pages: dict[tuple[int, str | None],
                           tuple[int, list[tuple[Room, int]], bytes, str | None]] = {}
+        # Several processes sharing the store (``serve --redis``, server/cluster.py): a
+        # table is played by the process holding its lease. Then a waiting or playing table
+        # is never loaded here unleased (``live_loads``), a new one is leased before it is
+        # written (``lease_new``: its epoch), a forgotten one gives its lease up
+        # (``on_forget``), a fenced room is let go (``on_fenced``), and the public list
+        # comes from the store (``shared_list``).
+        self.live_loads = True
+        self.shared_list = False
+        self.lease_new: Callable[[str], Awaitable[int]] | None = None
+        self.on_forget: Callable[[str], None] | None = None
+        self.on_fenced: Callable[[Room], None] | None = None
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -152,7 +164,11 @@ class Lobby:
                 if row.status == EXPIRED:
                     raise ApiError(404, "not_found", "this table expired: nobody came to it "
                                    f"for {self.expire_waiting / 60:g} minutes")
-                room = Room(row, self.store, self.pool, self.settings)
+                if not self.live_loads and row.status in ("waiting", "playing"):
+                    # another process owns it, or nobody yet: never two drivers at once
+                    raise ApiError(503, "unavailable", "this table is changing hands between "
+                                   "server processes; try again in a moment")
+                room = self._new_room(row)
             except ApiError:
                 raise
             except Exception as exc:  # a damaged log or row: anything its replay raises
@@ -166,6 +182,39 @@ class Lobby:
             raise ApiError(503, "damaged", "this table's saved game is damaged, so the server "
                            "has set it aside; its operator can inspect it")
         raise ApiError(404, "not_found", "no such table")
+
+    def _new_room(self, row: TableRow, epoch: int | None = None) -> Room:
+        room = Room(row, self.store, self.pool, self.settings)
+        if epoch is not None:
+            room.epoch = epoch
+        room.on_fenced = self.on_fenced
+        return room
+
+    def adopt(self, row: TableRow, epoch: int) -> Room | None:
+        """A table this process has just leased (``epoch``), loaded from ``row`` (with its
+        log): its room, not resumed yet; ``None`` (and set aside) if it is damaged."""
+        try:
+            room = self._new_room(row, epoch)
+        except Exception as exc:  # as room(): a damaged log or row
+            reason = self.damaged[row.id] = _problem(exc)
+            log.error("table %s is damaged and set aside: %s (see: minodice table %s)",
+                      row.id, reason, row.id)
+            return None
+        old = self.rooms.get(row.id)
+        if old is not None:
+            old.stop()
+        self.rooms[row.id] = room
+        if row.status == "waiting":
+            self._list(room)
+        return room
+
+    def let_go(self, table_id: str) -> Room | None:
+        """Forget a table another process owns now: its room stopped at once, every
+        timer and bot with it (its connections are the caller's to move)."""
+        room = self.rooms.pop(table_id, None)
+        if room is not None:
+            room.stop()
+        return room
 
     # -- tables and seats --------------------------------------------------------------------
 
@@ -206,11 +255,20 @@ class Lobby:
                       "rematch_of": rematch_of},
             seats=seats, host_token_hash=token_hash(host_token),
             server_seed=server_seed.hex(), commit=commitment(server_seed), seq=1)
+        epoch = None
+        if self.lease_new is not None:
+            try:  # leased before it exists: no other process can take it meanwhile
+                epoch = row.epoch = await self.lease_new(row.id)
+            except Exception as exc:
+                log.warning("a new table could not be leased: %s", _problem(exc))
+                raise _unsaved() from None
         try:
             await self.store.create_async(row)
         except StoreError:
+            if self.on_forget is not None and epoch is not None:
+                self.on_forget(row.id)  # its lease goes too
             raise _unsaved() from None
-        room = self.rooms[row.id] = Room(row, self.store, self.pool, self.settings)
+        room = self.rooms[row.id] = self._new_room(row, epoch)
         if public and waits:
             self._list(room)
         return room, host_token
@@ -356,6 +414,32 @@ class Lobby:
         self._pages[key] = (self._listed_count, shown, body, cursor)
         return body, cursor
 
+    async def shared_page(self, limit: int = LOBBY_PAGE, after: str | None = None
+                          ) -> tuple[bytes, str | None]:
+        """The public list from the store (``shared_list``: several processes), a page
+        after the cursor ``after`` (``CREATED.ID`` of the last table of the page before)."""
+        start: tuple[int, str] | None = None
+        if after:
+            created, _, last = after.partition(".")
+            if not created.isdigit() or not _plausible_id(last):
+                raise ApiError(400, "bad_request", "\"after\" is a cursor from a Link header")
+            start = (int(created), last)
+        loop = asyncio.get_running_loop()
+        try:
+            rows = await loop.run_in_executor(None, self.store.public_waiting, limit, start)
+        except Exception as exc:
+            log.warning("the public list could not be read: %s", _problem(exc))
+            raise ApiError(503, "unavailable", "the list of tables cannot be read just now; "
+                           "try again in a moment") from None
+        out = [{"table": row.id, "players": row.settings["players"],
+                "edition": row.settings["edition"], "variant": row.settings["variant"],
+                "seats_free": sum(1 for seat in row.seats if seat.get("name") is None),
+                "url": f"/t/{row.id}",
+                "names": [seat["name"] for seat in row.seats if seat.get("name")]}
+               for row in rows]
+        cursor = f"{rows[-1].created_at}.{rows[-1].id}" if len(rows) == limit else None
+        return json.dumps(out, separators=(",", ":")).encode(), cursor
+
     def public_tables(self, limit: int = LOBBY_PAGE, after: str | None = None
                       ) -> tuple[list[dict[str, Any]], str | None]:
         """A page of the public tables waiting for players, oldest first, from after the
@@ -441,6 +525,8 @@ class Lobby:
                 if (since := room.idle_since()) is not None and now - since >= quiet_for]
         for tid in gone:
             self.rooms.pop(tid).stop()
+            if self.on_forget is not None:
+                self.on_forget(tid)
         return len(gone)
 
     async def expire_abandoned(self) -> int:
@@ -463,6 +549,8 @@ class Lobby:
                     continue
                 self.rooms.pop(room.id, None)
                 room.stop()
+                if self.on_forget is not None:
+                    self.on_forget(room.id)
                 count += 1
         return count
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +59,12 @@ ACTION_LATENCY = Histogram(
     "minodice_action_latency_seconds",
     "Server-side latency of a person's action: received to the last view of its table sent.",
     buckets=LATENCY_BUCKETS, registry=None)
+TAKEOVERS = Counter("minodice_lease_takeovers",
+                    "Tables this process took over (their owner died, stopped or lost them).",
+                    registry=None)
+LEASES_LOST = Counter("minodice_leases_lost",
+                      "Tables this process let go: a lease lost, or a write fenced.",
+                      registry=None)
 BOT_DECISIONS = Histogram("minodice_bot_decision_seconds",
                           "Time a bot decision took, queue wait included.",
                           buckets=BOT_BUCKETS, registry=None)
@@ -121,14 +127,16 @@ class ServerCollector(Collector):
 def registry_for(lobby: Lobby, pools: dict[str, BotPool]) -> CollectorRegistry:
     """One app's registry: its gauges and the process's counters and histograms."""
     registry = CollectorRegistry(auto_describe=True)
-    for metric in (ACTIONS, ACTION_LATENCY, BOT_DECISIONS):
+    for metric in (ACTIONS, ACTION_LATENCY, BOT_DECISIONS, TAKEOVERS, LEASES_LOST):
         registry.register(metric)
     registry.register(ServerCollector(lobby, pools))
     return registry
 
 
 def operations_router(store: Store, lobby: Lobby, pools: dict[str, BotPool],
-                      ready_timeout: float = 5.0) -> APIRouter:
+                      ready_timeout: float = 5.0,
+                      redis_ready: Callable[[], Awaitable[str | None]] | None = None
+                      ) -> APIRouter:
     """``/healthz``, ``/readyz`` and ``/metrics`` (not in the API's schema: for operators)."""
     router = APIRouter(include_in_schema=False)
     registry = registry_for(lobby, pools)
@@ -146,9 +154,17 @@ def operations_router(store: Store, lobby: Lobby, pools: dict[str, BotPool],
         except TimeoutError:
             why = f"the database did not answer in {ready_timeout:g} s"
         headers = {"Cache-Control": "no-store"}
+        answer = {"status": "ready", "store": why or "ok"}
+        if redis_ready is not None:  # several processes: Redis too (``serve --redis``)
+            try:
+                redis_why = await asyncio.wait_for(redis_ready(), ready_timeout)
+            except TimeoutError:
+                redis_why = f"Redis did not answer in {ready_timeout:g} s"
+            answer["redis"] = redis_why or "ok"
+            why = why or redis_why
         if why is not None:
-            return JSONResponse({"status": "unready", "store": why}, 503, headers=headers)
-        return JSONResponse({"status": "ready", "store": "ok"}, headers=headers)
+            return JSONResponse({**answer, "status": "unready"}, 503, headers=headers)
+        return JSONResponse(answer, headers=headers)
 
     @router.get("/metrics")
     async def metrics() -> Response:

@@ -216,6 +216,13 @@ def dumps(message: Any) -> str:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 
+#: Sent before a connection is closed (1012) because its table moved to another server
+#: process (several processes share tables: ``minodice serve --redis``): connecting again,
+#: to any process, gives the whole view. A connection's outbox closes after sending it.
+MOVED = dumps(error_message("moved", "this table is now served by another server process; "
+                            "connect again"))
+
+
 class BadMessageError(ValueError):
     """A client message the protocol does not allow; ``code`` is the error code to send."""
 

@@ -77,7 +77,13 @@ from minodice.server.protocol import (
     view_message,
     view_text,
 )
-from minodice.server.store import Store, StoreError, TableRow
+from minodice.server.store import (
+    SINGLE_PROCESS_EPOCH,
+    FencingError,
+    Store,
+    StoreError,
+    TableRow,
+)
 
 log = logging.getLogger("minodice.server")
 
@@ -182,6 +188,10 @@ class Room:
         self._start_fields: dict[str, Any] = {}  # written with the first deal
         self._quiet = False  # stand-ins set for the first deal: its own write shows them
         self.closed = False
+        # The lease epoch every write carries (the store's fence refuses an older owner's);
+        # told when a write is refused by the fence: this process lost the table.
+        self.epoch = SINGLE_PROCESS_EPOCH
+        self.on_fenced: Callable[[Room], None] | None = None
         if row.status != "waiting":
             self._rebuild()
 
@@ -347,7 +357,15 @@ class Room:
         logged = [event_to_json(e) for e in events or [] if isinstance(e, PRIMARY)]
         seq = self.row.seq + 1
         try:
-            await self.store.save_async(self.id, logged, self.row.events, seq=seq, **fields)
+            await self.store.save_async(self.id, logged, self.row.events, seq=seq,
+                                        epoch=self.epoch, **fields)
+        except FencingError as exc:
+            # Another process owns the table now (or this one missed a write): nothing was
+            # written, and nothing of this room may be written again.
+            log.warning("table %s: a write was refused by the fence: %s", self.id, exc.why)
+            if self.on_fenced is not None:
+                self.on_fenced(self)
+            raise
         except StoreError as exc:
             log.warning("table %s: a write failed, nothing changed: %s", self.id, exc.why)
             raise

@@ -373,6 +373,52 @@ class Store:
                 select(tables.c.id).where(tables.c.status.in_(list(statuses)))
                 .order_by(tables.c.created_at))]
 
+    def public_waiting(self, limit: int, after: tuple[int, str] | None = None
+                       ) -> list[TableRow]:
+        """Up to ``limit`` public waiting tables with a free seat, oldest first, after the
+        table ``after`` (its ``created_at`` and id): the lobby's list when several
+        processes share the store (no process holds every table). Without their logs."""
+        out: list[TableRow] = []
+        with self.engine.connect() as conn:
+            while len(out) < limit:
+                query = select(*list(tables.c)).where(
+                    (tables.c.status == "waiting") & tables.c.public)
+                if after is not None:
+                    query = query.where(
+                        (tables.c.created_at > after[0])
+                        | ((tables.c.created_at == after[0]) & (tables.c.id > after[1])))
+                batch = conn.execute(query.order_by(tables.c.created_at, tables.c.id)
+                                     .limit(limit)).mappings().all()
+                for found in batch:
+                    row = _row(found, [])
+                    if any(seat.get("name") is None for seat in row.seats):
+                        out.append(row)
+                        if len(out) == limit:
+                            break
+                if len(batch) < limit:
+                    break
+                after = (batch[-1]["created_at"], batch[-1]["id"])
+        return out
+
+    async def claim(self, table_id: str, epoch: int) -> None:
+        """A new owner's first write: the table's ``epoch`` raised to its lease's, before
+        it reads the log, so that from now on the fence refuses every write of an older
+        owner (one paused, or still finishing a move) — nothing it writes after this can
+        be missing from what the new owner loads. :class:`FencingError` if a newer owner
+        claimed it already."""
+
+        def job(conn: Connection) -> None:
+            result = conn.execute(update(tables).where(
+                (tables.c.id == table_id) & (tables.c.epoch <= epoch)).values(epoch=epoch))
+            if result.rowcount != 1:
+                stored = conn.execute(select(tables.c.seq, tables.c.epoch)
+                                      .where(tables.c.id == table_id)).first()
+                raise FencingError(table_id, 0, epoch,
+                                   None if stored is None else stored.seq,
+                                   None if stored is None else stored.epoch)
+
+        await self.write(job)
+
     async def expire_waiting(self, created_before: int) -> int:
         """Mark every waiting table created before ``created_before`` (ms) ``expired``, in
         one statement on the store's thread, without loading them (at start-up); returns

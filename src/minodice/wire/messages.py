@@ -27,7 +27,7 @@ Time = Annotated[int, Field(description="milliseconds since the Unix epoch")]
 #: Every code an ``error`` may carry (HTTP answers use the same codes).
 ErrorCode = Literal["bad_request", "not_found", "forbidden", "conflict", "too_large",
                     "rate_limited", "illegal", "not_your_turn", "stale", "bad_message",
-                    "unavailable", "damaged", "busy"]
+                    "unavailable", "damaged", "busy", "moved"]
 #: Why a trick was won (the names of :class:`minodice.core.rules.Reason`).
 Reason = Literal["all-three", "beats", "only-symbol", "same-symbol", "highest", "tie",
                  "only-flags"]

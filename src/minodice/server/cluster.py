@@ -1,0 +1,558 @@
+"""Several server processes on one store and one Redis (``minodice serve --redis``).
+
+What the processes share, and nothing home-made beyond it:
+
+- **Ownership**: each waiting or playing table is played by the one process holding its
+  lease (:mod:`.leases`: ``SET NX PX``, renewed every third of its time). Every write of
+  the table carries the lease's epoch, and the store's fence refuses an older owner's
+  (:class:`~minodice.server.store.FencingError`), so a paused ex-owner never writes after
+  a takeover. A process that loses a renewal, or whose write is fenced, lets the table go:
+  its room stops (no timer, no bot), its connections are told ``moved`` and closed (1012),
+  and they connect again — to any process.
+- **Takeover**: every process looks for tables of the store without a lease (a dead owner's
+  expired; a stopping owner released its own) every ``sweep`` seconds and takes them:
+  loaded from the store (the room's resume path: clocks, bots, grace periods).
+- **Forwarding** (no sticky sessions): a client connected to a process that does not own
+  its table is served from there. Its messages are forwarded to the owner over Redis
+  pub/sub (``minodice:in:OWNER``); the owner counts it as a connection of its seat and
+  builds its views for that seat only, and publishes each to the connection's process
+  alone (``minodice:out:PROC``, with the connection's id): another seat's dice never leave
+  the owner. Replies and errors travel the same ordered way. HTTP requests about a table
+  (join, start, reveal, rematch, its record...) are forwarded to the owner's address
+  (``minodice:proc:PROC``, kept while the process lives), so that two people taking the
+  last seat through two processes meet at one room's lock and the store's fence: exactly
+  one gets it.
+- **The lobby**: the public list is read from the store (:meth:`Lobby.shared_page`).
+
+Pub/sub delivers at most once: a message lost while Redis restarts costs a view (the next
+change sends a whole one) or an act's answer (the client is told ``unavailable`` and sends
+it again; the turn it names makes a second copy ``stale``, never applied twice).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+import uuid
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from minodice.server import ops
+from minodice.server.leases import Lease, LeaseLostError, Leases
+from minodice.server.lobby import Lobby
+from minodice.server.presence import Sender
+from minodice.server.protocol import (
+    MOVED,
+    Act,
+    BadMessageError,
+    dumps,
+    error_message,
+    parse_client_message,
+)
+from minodice.server.room import Room
+
+log = logging.getLogger("minodice.server.cluster")
+# httpx logs every request it makes at INFO: one line a forwarded request is noise.
+logging.getLogger("httpx").setLevel(logging.WARNING)
+
+PREFIX = "minodice:"
+FORWARD_HEADER = "x-minodice-forward"  # the cluster's secret: a request from a peer
+REQUEST_TIMEOUT = 5.0  # seconds an owner has to answer a forwarded message
+
+
+class OwnerGoneError(Exception):
+    """The owner a message was forwarded to did not take it (dead, or not listening)."""
+
+
+class RemoteSender:
+    """On the owner: a connection another process holds. Its views and errors are published
+    to that process alone, for that one connection."""
+
+    def __init__(self, cluster: Cluster, proc: str, conn_id: str, seat: int | None) -> None:
+        self.cluster = cluster
+        self.proc = proc
+        self.conn_id = conn_id
+        self.seat = seat
+
+    def send(self, text: str) -> None:
+        self.cluster.publish(self.proc, {"c": self.conn_id, "t": text})
+
+
+@dataclass
+class RemoteConn:
+    """On this process: a client's connection to a table another process owns."""
+
+    conn: Sender
+    table_id: str
+    owner: str
+
+
+class Cluster:
+    """This process among the others (see the module docstring)."""
+
+    def __init__(self, url: str, lobby: Lobby, advertise: str, lease_ms: int = 5000,
+                 sweep: float = 0.5) -> None:
+        self.redis: Redis = Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        self.leases = Leases(self.redis, lease_ms, prefix=PREFIX)
+        self.proc = self.leases.owner
+        self.lobby = lobby
+        self.advertise = advertise.rstrip("/")
+        self.lease_ms = lease_ms
+        self.sweep = sweep
+        self.secret = ""
+        self.held: dict[str, Lease] = {}
+        self.renewed: dict[str, float] = {}  # when each lease was last known ours
+        self.remote: dict[str, RemoteConn] = {}
+        self.senders: dict[tuple[str, str], tuple[str, RemoteSender]] = {}
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._adopting: dict[str, asyncio.Future[bool]] = {}
+        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._spawned: set[asyncio.Task[Any]] = set()
+        self.http = httpx.AsyncClient(timeout=REQUEST_TIMEOUT * 2)
+        self.stopping = False
+        lobby.live_loads = False
+        lobby.shared_list = True
+        lobby.lease_new = self._lease_new
+        lobby.on_forget = self._forgotten
+        lobby.on_fenced = self._fenced
+
+    # -- keys and channels ----------------------------------------------------------------
+
+    def _proc_key(self, proc: str) -> str:
+        return f"{PREFIX}proc:{proc}"
+
+    def _in(self, proc: str) -> str:
+        return f"{PREFIX}in:{proc}"
+
+    def _out(self, proc: str) -> str:
+        return f"{PREFIX}out:{proc}"
+
+    # -- life -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self._announce()
+        for loop in (self._listen, self._keep, self._watch, self._publisher):
+            self._tasks.append(asyncio.ensure_future(loop()))
+        log.info("process %s joined the cluster at %s", self.proc, self.advertise)
+
+    async def stop(self) -> None:
+        """A graceful stop: every table this process owns stopped, then its lease released,
+        so that another process takes it over at once (not after the lease's expiry)."""
+        self.stopping = True
+        for task in self._tasks:
+            task.cancel()
+        for table_id in list(self.held):
+            room = self.lobby.rooms.get(table_id)
+            if room is not None:
+                for conn in list(room.conns):
+                    if isinstance(conn, RemoteSender):
+                        conn.send(MOVED)
+                await room.close()
+                self.lobby.rooms.pop(table_id, None)
+        await self._flush()
+        released = 0
+        for lease in list(self.held.values()):
+            with contextlib.suppress(RedisError, OSError):
+                released += await self.leases.release(lease)
+        self.held.clear()
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.delete(self._proc_key(self.proc))
+        log.info("process %s left the cluster; %d tables handed over", self.proc, released)
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.http.aclose()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    async def _flush(self) -> None:
+        """Publish what waits in the outbox now (a stop's last ``moved`` notices)."""
+        items: list[tuple[str, str]] = []
+        while not self._outbox.empty():
+            items.append(self._outbox.get_nowait())
+        if items:
+            with contextlib.suppress(RedisError, OSError):
+                await self._publish_all(items)
+
+    async def ready(self) -> str | None:
+        """Why Redis cannot be used now, or ``None`` (``/readyz``)."""
+        try:
+            await self.redis.ping()
+        except (RedisError, OSError) as exc:
+            return f"Redis does not answer: {type(exc).__name__}"
+        return None
+
+    def trusted(self, scope: dict[str, Any] | Any) -> bool:
+        """Whether an HTTP request comes from a peer process (it bears the cluster's
+        secret): it is served here as it is, neither forwarded again nor limited twice."""
+        for key, value in scope.get("headers") or []:
+            if key == FORWARD_HEADER.encode():
+                return bool(self.secret) and secrets.compare_digest(
+                    value, self.secret.encode())
+        return False
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._spawned.add(task)
+        task.add_done_callback(self._spawned.discard)
+
+    async def _announce(self) -> None:
+        """This process is alive at its address; and the cluster's secret (made by the
+        first process to ask, read by every other)."""
+        await self.redis.set(self._proc_key(self.proc), self.advertise, px=self.lease_ms * 2)
+        key = f"{PREFIX}secret"
+        await self.redis.set(key, secrets.token_hex(32), nx=True)
+        value = await self.redis.get(key)
+        self.secret = value.decode() if isinstance(value, bytes) else str(value or "")
+
+    # -- ownership ----------------------------------------------------------------------------
+
+    async def _lease_new(self, table_id: str) -> int:
+        lease = await self.leases.take(table_id)
+        if lease is None:
+            raise RuntimeError(f"table id {table_id} is leased already")
+        self.held[table_id] = lease
+        self.renewed[table_id] = time.monotonic()
+        return lease.epoch
+
+    def _forgotten(self, table_id: str) -> None:
+        lease = self.held.pop(table_id, None)
+        self.renewed.pop(table_id, None)
+        if lease is not None:
+            self._spawn(self._release(lease))
+
+    async def _release(self, lease: Lease) -> None:
+        with contextlib.suppress(RedisError, OSError):
+            await self.leases.release(lease)
+
+    def _fenced(self, room: Room) -> None:
+        self._spawn(self.let_go(room.id, "a write was refused by the fence"))
+
+    async def let_go(self, table_id: str, why: str) -> None:
+        """This process no longer owns ``table_id``: its room stops, its connections (here
+        and elsewhere) are told to connect again."""
+        lease = self.held.pop(table_id, None)
+        self.renewed.pop(table_id, None)
+        room = self.lobby.rooms.get(table_id)
+        if room is not None and room.row.status in ("waiting", "playing"):
+            for conn in list(room.conns):
+                conn.send(MOVED)
+            self.lobby.let_go(table_id)
+        for key, (tid, _) in list(self.senders.items()):
+            if tid == table_id:
+                del self.senders[key]
+        ops.LEASES_LOST.inc()
+        log.warning("table %s: this process let it go: %s", table_id, why,
+                    extra={"table": table_id})
+        if lease is not None:
+            await self._release(lease)
+
+    def owns(self, table_id: str) -> bool:
+        """Whether this process serves ``table_id`` as its owner (a damaged table it holds
+        included: it answers that it is damaged)."""
+        return table_id in self.held and (table_id in self.lobby.rooms
+                                          or table_id in self.lobby.damaged)
+
+    async def resolve(self, table_id: str) -> str | None:
+        """Where ``table_id`` is served: ``None`` for here (this process owns it, took it
+        now, or it needs no owner: unknown, finished), else the owner's process id."""
+        for _ in range(20):
+            if self.owns(table_id):
+                return None
+            owner = await self.leases.owner_of(table_id)
+            if owner is not None and owner != self.proc:
+                return owner
+            if owner is None and await self.adopt(table_id):
+                return None
+            await asyncio.sleep(0.05)  # taken or given up meanwhile: look again
+        raise OwnerGoneError(f"table {table_id} changes hands too often")
+
+    async def adopt(self, table_id: str) -> bool:
+        """Take ``table_id`` if nobody holds it; whether it is served here now (also when
+        it needs no owner: not in the store, finished). One attempt a table at a time."""
+        running = self._adopting.get(table_id)
+        if running is not None:
+            return await asyncio.shield(running)
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._adopting[table_id] = future
+        try:
+            result = await self._adopt(table_id)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: nobody else may wait for it
+            raise
+        else:
+            future.set_result(result)
+        finally:
+            del self._adopting[table_id]
+        return result
+
+    async def _adopt(self, table_id: str) -> bool:
+        if self.owns(table_id) or self.stopping:
+            return not self.stopping
+        loop = asyncio.get_running_loop()
+        store = self.lobby.store
+        row = await loop.run_in_executor(None, store.row, table_id)
+        if row is None or row.status not in ("waiting", "playing"):
+            return True
+        lease = await self.leases.take(table_id, floor=row.epoch)
+        if lease is None:
+            return False
+        self.held[table_id] = lease
+        self.renewed[table_id] = time.monotonic()
+        try:  # the epoch claimed in the store first: then the log is as nobody else may
+            await store.claim(table_id, lease.epoch)  # change it any more
+            full = await loop.run_in_executor(None, store.load, table_id)
+        except Exception as exc:
+            log.error("table %s could not be loaded: %s", table_id, type(exc).__name__)
+            self.held.pop(table_id, None)
+            await self._release(lease)
+            return False
+        if full is None:
+            return True
+        room = self.lobby.adopt(full, lease.epoch)
+        ops.TAKEOVERS.inc()
+        log.info("table %s taken over with epoch %d at seq %d", table_id, lease.epoch,
+                 full.seq, extra={"table": table_id, "seq": full.seq})
+        if room is not None:
+            await room.resume()
+        return True
+
+    # -- loops ------------------------------------------------------------------------------
+
+    async def _keep(self) -> None:
+        """Renew every lease (a lost one: let the table go), say this process lives, and
+        forget the connections of processes that died."""
+        every = self.lease_ms / 3000
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self._announce()
+            except (RedisError, OSError) as exc:
+                log.warning("Redis does not answer: %s", type(exc).__name__)
+            now = time.monotonic()
+            for table_id, lease in list(self.held.items()):
+                try:
+                    await self.leases.renew(lease)
+                    self.renewed[table_id] = now
+                except LeaseLostError:
+                    await self.let_go(table_id, "its lease was lost")
+                except (RedisError, OSError):
+                    # Unknown whether it is still ours: past its time, another may own it.
+                    if now - self.renewed.get(table_id, 0.0) > self.lease_ms / 1000:
+                        await self.let_go(table_id, "its lease could not be renewed in time")
+            # (a table being created is leased before its room exists: not finished)
+            finished = [tid for tid in self.held
+                        if (room := self.lobby.rooms.get(tid)) is not None
+                        and room.row.status not in ("waiting", "playing")]
+            for table_id in finished:  # a finished table needs no owner
+                self._forgotten(table_id)
+            await self._forget_dead_senders()
+
+    async def _forget_dead_senders(self) -> None:
+        procs = {proc for proc, _ in self.senders}
+        for proc in procs:
+            try:
+                alive = await self.redis.exists(self._proc_key(proc))
+            except (RedisError, OSError):
+                return
+            if alive:
+                continue
+            for key, (table_id, sender) in list(self.senders.items()):
+                if key[0] == proc:
+                    del self.senders[key]
+                    room = self.lobby.rooms.get(table_id)
+                    if room is not None:
+                        await room.disconnect(sender)
+
+    async def _watch(self) -> None:
+        """Take over every table without an owner; move the connections whose table's
+        owner changed (their clients connect again and find the new one)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.sweep)
+            try:
+                if self.remote:
+                    ids = sorted({rc.table_id for rc in self.remote.values()})
+                    owners = dict(zip(ids, await self._owners(ids), strict=True))
+                    for conn_id, rc in list(self.remote.items()):
+                        if owners.get(rc.table_id) != rc.owner:
+                            self.remote.pop(conn_id, None)
+                            rc.conn.send(MOVED)
+                ids = await loop.run_in_executor(None, self.lobby.store.ids,
+                                                 ["waiting", "playing"])
+                ids = [tid for tid in ids if tid not in self.held]
+                for table_id, owner in zip(ids, await self._owners(ids), strict=True):
+                    if owner is None and not self.stopping:
+                        await self.adopt(table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis or the database away: next time
+                log.warning("the takeover sweep failed: %s", type(exc).__name__)
+
+    async def _owners(self, ids: list[str]) -> list[str | None]:
+        out: list[str | None] = []
+        for start in range(0, len(ids), 500):
+            keys = [f"{PREFIX}lease:{tid}" for tid in ids[start:start + 500]]
+            for value in await self.redis.mget(keys):
+                out.append(value.decode() if isinstance(value, bytes) else value)
+        return out
+
+    async def _listen(self) -> None:
+        """This process's two channels: messages for the tables it owns (``in``), and
+        views and answers for the connections it holds (``out``)."""
+        incoming, outgoing = self._in(self.proc), self._out(self.proc)
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(incoming, outgoing)
+                while True:
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is None:
+                        continue
+                    data = json.loads(message["data"])
+                    channel = message["channel"]
+                    channel = channel.decode() if isinstance(channel, bytes) else channel
+                    if channel == incoming:
+                        self._spawn(self._serve(data))
+                    else:
+                        self._deliver(data)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis went away: subscribe again when it is back
+                log.warning("the cluster's channels are down: %s", type(exc).__name__)
+                await asyncio.sleep(0.5)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def _publisher(self) -> None:
+        """Publishes in the order sent (one connection, one pipeline at a time): a
+        connection's views come in order, and an answer after the errors it follows."""
+        while True:
+            items = [await self._outbox.get()]
+            while not self._outbox.empty():
+                items.append(self._outbox.get_nowait())
+            try:
+                await self._publish_all(items)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("%d messages to other processes were lost: %s", len(items),
+                            type(exc).__name__)
+                await asyncio.sleep(0.2)
+
+    async def _publish_all(self, items: list[tuple[str, str]]) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        for channel, text in items:
+            pipe.publish(channel, text)
+        await pipe.execute()
+
+    def publish(self, proc: str, payload: dict[str, Any]) -> None:
+        self._outbox.put_nowait((self._out(proc), json.dumps(payload, separators=(",", ":"))))
+
+    def _deliver(self, data: dict[str, Any]) -> None:
+        reply = data.get("r")
+        if reply is not None:
+            future = self._pending.pop(str(reply), None)
+            if future is not None and not future.done():
+                future.set_result(data)
+            return
+        rc = self.remote.get(str(data.get("c")))
+        if rc is not None:
+            text = str(data.get("t"))
+            rc.conn.send(text)
+            if text == MOVED:
+                self.remote.pop(str(data.get("c")), None)
+
+    # -- forwarding: this process's side ---------------------------------------------------
+
+    def attach(self, conn: Sender, table_id: str, owner: str) -> str:
+        conn_id = uuid.uuid4().hex
+        self.remote[conn_id] = RemoteConn(conn, table_id, owner)
+        return conn_id
+
+    def detach(self, conn_id: str) -> RemoteConn | None:
+        return self.remote.pop(conn_id, None)
+
+    async def forward(self, owner: str, op: str, table_id: str, conn_id: str,
+                      **more: Any) -> bool:
+        """A connection's opening, message or closing, to the table's owner; whether the
+        owner took it (``False``: the table moved)."""
+        reply_id = uuid.uuid4().hex
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[reply_id] = future
+        payload = {"op": op, "t": table_id, "c": conn_id, "p": self.proc, "r": reply_id,
+                   **more}
+        try:
+            took = await self.redis.publish(self._in(owner), json.dumps(payload))
+            if not took:
+                raise OwnerGoneError(f"process {owner} does not listen")
+            answer = await asyncio.wait_for(future, REQUEST_TIMEOUT)
+        except (TimeoutError, RedisError, OSError) as exc:
+            raise OwnerGoneError(str(exc)) from None
+        finally:
+            self._pending.pop(reply_id, None)
+        return not answer.get("moved")
+
+    async def address(self, proc: str) -> str | None:
+        value = await self.redis.get(self._proc_key(proc))
+        if value is None:
+            return None
+        return value.decode() if isinstance(value, bytes) else str(value)
+
+    # -- forwarding: the owner's side ------------------------------------------------------
+
+    async def _serve(self, data: dict[str, Any]) -> None:
+        """A message forwarded by another process for a table this one owns."""
+        proc, conn_id, table_id = str(data.get("p")), str(data.get("c")), str(data.get("t"))
+        room = self.lobby.rooms.get(table_id) if table_id in self.held else None
+        moved = room is None or room.closed
+        try:
+            if room is not None and not moved:
+                moved = not await self._apply(room, data, proc, conn_id)
+        except Exception:
+            log.exception("a forwarded message failed")
+        self.publish(proc, {"r": data.get("r"), "moved": moved})
+
+    async def _apply(self, room: Room, data: dict[str, Any], proc: str, conn_id: str) -> bool:
+        op = data.get("op")
+        key = (proc, conn_id)
+        if op == "open":
+            seat = data.get("seat")
+            sender = RemoteSender(self, proc, conn_id, seat if isinstance(seat, int) else None)
+            self.senders[key] = (room.id, sender)
+            await room.connect(sender)
+            return True
+        entry = self.senders.get(key)
+        if entry is None:
+            return op == "close"
+        sender = entry[1]
+        if op == "close":
+            del self.senders[key]
+            await room.disconnect(sender)
+            return True
+        try:
+            parsed = parse_client_message(str(data.get("m")))
+        except BadMessageError as exc:
+            sender.send(dumps(error_message(exc.code, exc.message)))
+            return True
+        if isinstance(parsed, Act):
+            await room.on_act(sender, parsed)
+        elif sender.seat is None or room.chat_allowed(sender.seat, time.monotonic()):
+            await room.on_chat(sender, parsed)
+        else:
+            sender.send(dumps(error_message("rate_limited", "at most 5 chat lines in 10 s "
+                                            "a seat")))
+        return True
+

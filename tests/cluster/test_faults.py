@@ -1,0 +1,230 @@
+"""Issue #17's fault tests: several ``minodice serve --redis`` processes on one PostgreSQL
+and one Redis, players on different processes, and the owner of their table killed,
+paused, or Redis restarted under them. Every game must finish, every acknowledged action
+be in its record once, and the record verify."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from typing import Any
+
+import httpx
+
+from minodice.core.fair import verify_record
+from minodice.server.store import Store
+
+from .conftest import LEASE, Cluster, Player, create, in_record, join, metric, owner_of
+
+
+def check_game(cluster: Cluster, table: str, players: list[Player],
+               record: dict[str, Any]) -> None:
+    """The record verifies; each player's acknowledged decisions are in it; the store's
+    log holds each decision once (events numbered without gap, no turn twice)."""
+    verify_record(record)
+    for player in players:
+        for turn, action in player.acts.items():
+            assert in_record(record, player.seat, turn, action), (player.seat, turn, action)
+    store = Store(cluster.db, upgrade=False)
+    try:
+        row = store.load(table)
+        assert row is not None
+        assert row.status == "finished"
+        assert row.events == len(row.log)
+        decisions = [(e.get("seat"), e.get("turn"), e.get("kind"), e.get("action"))
+                     for e in row.log if e.get("seat") is not None and e.get("turn")]
+        assert len(decisions) == len(set(decisions)), "a decision was applied twice"
+    finally:
+        store.close()
+
+
+async def play_all(players: list[Player]) -> None:
+    await asyncio.gather(*(p.play() for p in players))
+
+
+def four_seats(cluster: Cluster) -> tuple[str, list[Player]]:
+    """A table of three people and a bot, created on the first process; the people join
+    and connect through the first three processes (one each)."""
+    a, b, c = cluster.servers[:3]
+    table = create(a, players=4, bots=[None, None, None, "easy"])
+    players = []
+    for i, server in enumerate((a, b, c)):
+        seat, token = join(server, table, f"P{i}")
+        order = cluster.servers[i:] + cluster.servers[:i]
+        players.append(Player(cluster, order, table, seat, token, seed=i))
+    return table, players
+
+
+async def until(check: Any, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "the game did not get there"
+        await asyncio.sleep(0.05)
+
+
+def mid_trick(players: list[Player]) -> bool:
+    """Round 2 or later has begun for someone (the test kills during play)."""
+    return any(p.seq > 30 for p in players)
+
+
+def test_owner_killed_mid_trick_another_takes_over_and_the_game_finishes(
+        cluster: Cluster) -> None:
+    for _ in range(3):
+        cluster.add()
+    table, players = four_seats(cluster)
+    owner = owner_of(cluster, table)
+    assert owner is cluster.servers[0], "the creating process owns the table"
+
+    async def scenario() -> float:
+        game = asyncio.ensure_future(play_all(players))
+        await until(lambda: mid_trick(players) or game.done())
+        assert not game.done()
+        before = max(p.seq for p in players)
+        killed = time.monotonic()
+        owner.kill9()
+        await until(lambda: any(seq > before for p in players for _, _, seq in p.views))
+        first = min(t for p in players for t, _, seq in p.views if seq > before)
+        await asyncio.wait_for(game, 240)
+        return first - killed
+
+    takeover = asyncio.run(scenario())
+    print(f"takeover: kill -9 -> first view from the new owner {takeover:.2f} s "
+          f"(lease {LEASE:g} s)")
+    survivor = cluster.servers[1]
+    record = httpx.get(f"{survivor.base}/api/tables/{table}/record", timeout=20).json()
+    check_game(cluster, table, players, record)
+    assert sum(metric(s, "minodice_lease_takeovers_total") for s in cluster.alive()) >= 1
+    assert takeover < LEASE + 8, cluster.logs()
+
+
+def test_paused_owner_is_fenced_learns_it_lost_the_table_and_nothing_is_applied_twice(
+        cluster: Cluster) -> None:
+    for _ in range(3):
+        cluster.add()
+    table, players = four_seats(cluster)
+    owner = cluster.servers[0]
+    assert owner.proc is not None
+
+    async def scenario() -> None:
+        game = asyncio.ensure_future(play_all(players))
+        await until(lambda: mid_trick(players) or game.done())
+        assert not game.done()
+        assert owner.proc is not None
+        os.kill(owner.proc.pid, signal.SIGSTOP)
+        before = max(p.seq for p in players)
+        try:  # another process takes the table over while the owner sleeps
+            await until(lambda: any(seq > before + 3 for p in players
+                                    for _, _, seq in p.views), 60)
+        finally:
+            os.kill(owner.proc.pid, signal.SIGCONT)
+        await asyncio.wait_for(game, 240)
+
+    asyncio.run(scenario())
+    record = httpx.get(f"{cluster.servers[1].base}/api/tables/{table}/record",
+                       timeout=20).json()
+    check_game(cluster, table, players, record)
+    deadline = time.monotonic() + 20
+    while metric(owner, "minodice_leases_lost_total") < 1:  # it learnt it lost the table
+        assert time.monotonic() < deadline, owner.log_text()
+        time.sleep(0.2)
+    assert "let it go" in owner.log_text()
+    assert owner_of(cluster, table) is not owner
+
+
+def test_redis_restarted_mid_game_play_resumes_nothing_lost_or_doubled(
+        cluster: Cluster, redis_restartable: Any) -> None:
+    cluster.redis = redis_restartable.url
+    for _ in range(3):
+        cluster.add()
+    table, players = four_seats(cluster)
+
+    async def scenario() -> None:
+        game = asyncio.ensure_future(play_all(players))
+        await until(lambda: mid_trick(players) or game.done())
+        assert not game.done()
+        redis_restartable.stop()  # without its data: leases, epochs, channels all gone
+        await asyncio.sleep(1.0)
+        redis_restartable.start()
+        await asyncio.wait_for(game, 240)
+
+    asyncio.run(scenario())
+    record = httpx.get(f"{cluster.servers[0].base}/api/tables/{table}/record",
+                       timeout=20).json()
+    check_game(cluster, table, players, record)
+
+
+def test_two_people_taking_the_last_seat_through_two_processes_exactly_one_gets_it(
+        cluster: Cluster) -> None:
+    a, b = cluster.add(), cluster.add()
+    for _ in range(5):
+        table = create(a, players=3, bots=[None, "easy", "easy"], public=True)
+        listed = httpx.get(f"{b.base}/api/tables", timeout=10).json()
+        assert table in [t["table"] for t in listed], "the lobby is shared"
+
+        async def both(table: str = table) -> list[httpx.Response]:
+            async with httpx.AsyncClient(timeout=20) as http:
+                return list(await asyncio.gather(*(
+                    http.post(f"{server.base}/api/tables/{table}/seats",
+                              json={"name": name, "client_seed": name})
+                    for server, name in ((a, "Ana"), (b, "Ben")))))
+
+        answers = asyncio.run(both())
+        assert sorted(r.status_code for r in answers) == [201, 409], \
+            [r.text for r in answers]
+        info = httpx.get(f"{b.base}/api/tables/{table}", timeout=10).json()
+        winner = next(r for r in answers if r.status_code == 201).json()
+        assert info["players"][winner["seat"]]["name"] == winner["name"]
+        assert info["status"] == "playing"
+        listed = httpx.get(f"{a.base}/api/tables", timeout=10).json()
+        assert table not in [t["table"] for t in listed]
+
+
+def test_rolling_restart_of_every_process_during_fifty_games_every_game_finishes(
+        cluster: Cluster) -> None:
+    for _ in range(3):
+        cluster.add("--bot-delay", "0.15")
+    async def create_all() -> list[str]:
+        async with httpx.AsyncClient(timeout=60) as http:
+            answers = await asyncio.gather(*(
+                http.post(f"{cluster.servers[i % 3].base}/api/tables",
+                          json={"players": 3, "bots": ["easy"] * 3}) for i in range(50)))
+        assert all(a.status_code == 201 for a in answers), [a.text for a in answers]
+        return [str(a.json()["table"]) for a in answers]
+
+    tables = asyncio.run(create_all())
+    began = time.monotonic()
+    store = Store(cluster.db, upgrade=False)
+    playing: list[int] = []
+    for server in list(cluster.servers):  # one at a time: SIGTERM, then start again
+        time.sleep(1)
+        assert server.proc is not None
+        playing.append(len(store.ids(["playing"])))
+        stopping = time.monotonic()
+        server.proc.send_signal(signal.SIGTERM)
+        server.proc.wait(30)
+        assert "tables handed over" in server.log_text()
+        starting = time.monotonic()
+        server.start()
+        print(f"stopped in {starting - stopping:.1f} s, started in "
+              f"{time.monotonic() - starting:.1f} s")
+    store.close()
+    restarted = time.monotonic() - began
+    assert all(playing), f"games playing at each stop: {playing}: nothing was tested"
+    deadline = time.monotonic() + 150
+    waiting = set(tables)
+    while waiting:
+        assert time.monotonic() < deadline, f"{len(waiting)} games did not finish"
+        for table in list(waiting):
+            answer = httpx.get(f"{cluster.servers[0].base}/api/tables/{table}/record",
+                               timeout=10)
+            if answer.status_code == 200:
+                verify_record(answer.json())
+                waiting.discard(table)
+        time.sleep(0.5)
+    takeovers = sum(metric(s, "minodice_lease_takeovers_total") for s in cluster.alive())
+    print(f"rolling restart of 3 processes in {restarted:.1f} s, games playing at each "
+          f"stop: {playing}; all finished {time.monotonic() - began:.1f} s after the "
+          f"first stop; {takeovers:g} takeovers counted by the new processes")
+    assert takeovers >= 1
