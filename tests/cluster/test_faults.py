@@ -184,7 +184,7 @@ def test_two_people_taking_the_last_seat_through_two_processes_exactly_one_gets_
 def test_rolling_restart_of_every_process_during_fifty_games_every_game_finishes(
         cluster: Cluster) -> None:
     for _ in range(3):
-        cluster.add("--bot-delay", "0.15")
+        cluster.add("--bot-delay", "0.2")
     async def create_all() -> list[str]:
         async with httpx.AsyncClient(timeout=60) as http:
             answers = await asyncio.gather(*(
