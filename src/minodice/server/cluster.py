@@ -38,7 +38,7 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -192,7 +192,7 @@ class Cluster:
             return f"Redis does not answer: {type(exc).__name__}"
         return None
 
-    def trusted(self, scope: dict[str, Any] | Any) -> bool:
+    def trusted(self, scope: Mapping[str, Any]) -> bool:
         """Whether an HTTP request comes from a peer process (it bears the cluster's
         secret): it is served here as it is, neither forwarded again nor limited twice."""
         for key, value in scope.get("headers") or []:
