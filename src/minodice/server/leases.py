@@ -1,6 +1,5 @@
 """Table leases in Redis: at most one owner process a table at a time, each owner with a
-larger epoch than the one before (issue #17; the first floor — the server does not take
-leases yet).
+larger epoch than the one before (issue #17; the server's use of them: :mod:`.cluster`).
 
 A lease is a key ``minodice:lease:TABLE`` holding its owner's id, set with ``SET NX PX``
 (only if nobody holds it, with an expiry), and renewed by its owner well before it
