@@ -20,6 +20,7 @@ from minodice.bots.analysis import (
     decision_rng,
 )
 from minodice.bots.sampling import sample_hands, unseen_counts
+from minodice.bots.search import SearchBot
 from minodice.cli import app
 from minodice.core.actions import Bid, Roll
 from minodice.core.dice import Hand, load_dice_set
@@ -135,9 +136,10 @@ def round_two_position() -> GameState:
     return state
 
 
-def exact_roll_scores(seat_view: SeatView) -> dict[str, float]:
+def exact_roll_scores(seat_view: SeatView, made: bool = False) -> dict[str, float]:
     """Each legal die's expected round score for seat 2, every deal of the unseen dice to
-    seats 0 and 1 (one die each, no colour shown missing) equally likely, every face."""
+    seats 0 and 1 (one die each, no colour shown missing) equally likely, every face;
+    with ``made``, its chance of making the bid instead."""
     seat = seat_view.own_seat
     expected: dict[str, float] = {}
     for action in seat_view.legal_actions:
@@ -160,9 +162,12 @@ def exact_roll_scores(seat_view: SeatView) -> dict[str, float]:
                         game.apply(Roll(kind), seat=s)
                         game.apply_chance(DS.face_of_code(c))
                         p *= q
-                    points = game.rounds[0].points
-                    assert points is not None
-                    total += p * points[seat]
+                    log = game.rounds[0]
+                    assert log.points is not None
+                    if made:
+                        total += p * (log.winners.count(seat) == seat_view.bids[seat])
+                    else:
+                        total += p * log.points[seat]
         expected[action.kind.name] = total
     return expected
 
@@ -183,6 +188,26 @@ def test_roll_analysis_finds_the_best_die_of_an_exhaustive_count() -> None:
     weighted = analyse_roll(seat_view, worse, random.Random(2), samples=400)
     assert weighted.best == best
     assert weighted.loss > 0
+
+
+def test_the_search_gives_each_die_its_chance_of_making_the_bid() -> None:
+    """The search's own look at a choice (what the analysis and the advisor read) counts
+    the play-outs in which the bid is made, and they agree with an exhaustive count."""
+    seat_view = view(round_two_position(), 2)
+    exact = exact_roll_scores(seat_view, made=True)
+    legal = list(seat_view.legal_actions)
+    evaluation = SearchBot().evaluate_plays(seat_view, legal, random.Random(4), samples=800,
+                                            weighted=False)
+    for action, chance in zip(legal, evaluation.make_chance, strict=True):
+        assert isinstance(action, Roll)
+        assert chance == pytest.approx(exact[action.kind.name], abs=0.05)
+    # The analysis reads the very same play-outs.
+    decision = analyse_roll(seat_view, "yellow", random.Random(4), samples=800, weighted=False)
+    for action, chance, points in zip(legal, evaluation.make_chance, evaluation.mean_points,
+                                      strict=True):
+        assert isinstance(action, Roll)
+        assert decision.value(action.kind.name).make_chance == chance
+        assert decision.value(action.kind.name).expected_score == points
 
 
 # -- only the seat's own information ------------------------------------------------------

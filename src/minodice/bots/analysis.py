@@ -27,13 +27,10 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from minodice.bots.sampling import sample_hands
-from minodice.bots.search import SearchBot, evaluate_bids, playout
-from minodice.bots.strength import strength_of
+from minodice.bots.search import SearchBot, evaluate_bids
 from minodice.core.actions import Action, Bid, Roll
 from minodice.core.state import GameState
 from minodice.core.view import SeatView, view
-from minodice.core.world import world_from_view
 
 #: Simulated dice per decision, shared by its choices (the sample count follows).
 ANALYSIS_BUDGET = 40_000
@@ -188,39 +185,17 @@ def analyse_roll(seat_view: SeatView, chosen: str, rng: random.Random,
     ``hard`` bot does; without it every deal of the unseen dice that agrees with the view
     is equally likely (what an exhaustive count over those deals computes).
     """
-    seat = seat_view.own_seat
     legal = [a for a in seat_view.legal_actions if isinstance(a, Roll)]
     if not legal:
         raise ValueError("it is not this seat's turn to roll a die")
     n = _samples(len(legal) * max(1, sum(seat_view.hand_sizes)), samples)
-    search = SearchBot()
-    strength = strength_of(seat_view.dice_set)
-    power = strength.power(seat_view.players)
-    policy, smart = search.policy_for(seat_view)
-    bid = seat_view.bids[seat]
-    points = [0.0] * len(legal)
-    made = [0] * len(legal)
-    for _ in range(n):
-        if weighted:
-            hands = search._sample_world(seat_view, rng, strength)
-        else:
-            hands = sample_hands(seat_view, rng)
-        world = world_from_view(seat_view, hands)
-        seed = rng.random()
-        for j, action in enumerate(legal):
-            state = world.clone()
-            state.apply(action, seat=seat)
-            playout(state, random.Random(seed), strength, power, policy, smart)
-            log = state.rounds[0]
-            assert log.points is not None
-            points[j] += log.points[seat]
-            made[j] += log.winners.count(seat) == bid
+    evaluation = SearchBot().evaluate_plays(seat_view, legal, rng, n, weighted)
     names = [a.kind.name for a in legal]
-    options = tuple(ChoiceValue(name, p / n, m / n)
-                    for name, p, m in zip(names, points, made, strict=True))
-    best = max(range(len(legal)), key=lambda j: (points[j], names[j] == chosen))
-    return Decision(seat_view.round_no, len(seat_view.round_trick_winners) + 1, seat, player,
-                    "roll", chosen, names[best], n, options)
+    options = tuple(ChoiceValue(name, p, m) for name, p, m in zip(
+        names, evaluation.mean_points, evaluation.make_chance, strict=True))
+    best = max(range(len(legal)), key=lambda j: (evaluation.mean_points[j], names[j] == chosen))
+    return Decision(seat_view.round_no, len(seat_view.round_trick_winners) + 1,
+                    seat_view.own_seat, player, "roll", chosen, names[best], n, options)
 
 
 Selector = Callable[[int, int | None, int, int], bool]

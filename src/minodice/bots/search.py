@@ -117,6 +117,7 @@ class PlayEvaluation:
     value_sums: list[float]    # the bot's measure (points less spite × others' mean), summed
     mean_points: list[float]   # the seat's round score
     take_chance: list[float]   # how often the seat took the trick this die goes to
+    make_chance: list[float]   # how often the seat ended the round with its bid made
 
 
 def heuristic_bids(strength: Strength, hands: Sequence[Hand], players: int,
@@ -292,9 +293,15 @@ class SearchBot:
         return options[-1]
 
     def evaluate_plays(self, view: SeatView, legal: Sequence[Action], rng: random.Random,
-                       samples: int | None = None) -> PlayEvaluation:
+                       samples: int | None = None, weighted: bool = True) -> PlayEvaluation:
         """Play the round out from each legal die in the same sampled worlds, with the same
-        dice luck (common random numbers); ``samples`` defaults to the play budget's."""
+        dice luck (common random numbers); ``samples`` defaults to the play budget's.
+
+        ``weighted``: weigh the sampled worlds by the bids and the rolls so far
+        (:meth:`_sample_world`); without it every deal of the unseen dice that agrees with
+        the view is equally likely (what an exhaustive count over those deals computes, so
+        the game analysis can be checked against one).
+        """
         strength = strength_of(view.dice_set)
         power = strength.power(view.players)
         if samples is None:
@@ -302,13 +309,18 @@ class SearchBot:
         value = [0.0] * len(legal)
         points = [0.0] * len(legal)
         takes = [0] * len(legal)
+        made = [0] * len(legal)
         seat = view.own_seat
+        bid = view.bids[seat]
         trick = len(view.round_trick_winners)  # the trick this die goes to
         policy, smart = self.policy_for(view)
         value_of = self.outcome_value(view)
         unseen = Unseen(view)
         for _ in range(samples):
-            hands = self._sample_world(view, rng, strength, unseen)
+            if weighted:
+                hands = self._sample_world(view, rng, strength, unseen)
+            else:
+                hands = unseen.sample(rng)
             world = world_from_view(view, hands)
             seed = rng.random()
             for j, action in enumerate(legal):
@@ -320,8 +332,10 @@ class SearchBot:
                 value[j] += value_of(log.points)
                 points[j] += log.points[seat]
                 takes[j] += log.winners[trick] == seat
+                made[j] += log.winners.count(seat) == bid
         return PlayEvaluation(list(legal), samples, value,
-                              [p / samples for p in points], [t / samples for t in takes])
+                              [p / samples for p in points], [t / samples for t in takes],
+                              [m / samples for m in made])
 
     def _play(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         evaluation = self.evaluate_plays(view, legal, rng)
