@@ -23,10 +23,18 @@ It also models its opponents as players of the expected-score policy in its play
 
 from __future__ import annotations
 
+import json
 import math
+import random
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 
+from minodice.bots.sampling import Unseen
 from minodice.bots.search import OutcomeValue, SearchBot, round_value
+from minodice.bots.strength import Strength
+from minodice.core.dice import Hand
 from minodice.core.view import SeatView
 
 #: Standard deviation of the difference of two players' scores in one round, by round
@@ -81,16 +89,95 @@ def win_chance(totals: Sequence[float], seat: int, spread: float) -> float:
     return chance
 
 
+@dataclass(frozen=True)
+class OpponentModel:
+    """How a ``hard`` opponent bids and rolls, measured on ``hard``'s self-play by
+    ``scripts/fit_hard_model.py`` (shipped as ``bots/data/hard-model.json``).
+
+    ``bid_offset[r - 1]`` and ``bid_sd[r - 1]``: the mean and spread of its bid minus its
+    hand's expected tricks in round ``r``; ``agreement[k]``: how often it rolls the die the
+    expected-score policy would roll, when ``k`` dice are legal.
+    """
+
+    players: int
+    bid_offset: tuple[float, ...]
+    bid_sd: tuple[float, ...]
+    agreement: dict[int, float]
+
+    def offset(self, round_no: int) -> float:
+        return self.bid_offset[min(round_no, len(self.bid_offset)) - 1]
+
+    def bid_fit(self, round_no: int) -> float:
+        """The ``bid_fit`` of :meth:`Unseen.sample` (twice the variance of the bid about
+        the hand's expectation), at least 0.1 so that no consistent hand is ruled out."""
+        sd = self.bid_sd[min(round_no, len(self.bid_sd)) - 1]
+        return max(0.1, 2 * sd * sd)
+
+    def mismatch_by_choices(self) -> dict[int, float]:
+        """Per number of legal dice ``k``: the likelihood of a roll other than the
+        policy's against that of the policy's roll, (1 - a) / ((k - 1) a) for agreement
+        ``a`` (the other dice taken as equally likely), kept within [0.05, 1]."""
+        return {k: min(1.0, max(0.05, (1 - a) / ((k - 1) * a))) if a > 0 else 1.0
+                for k, a in self.agreement.items() if k > 1}
+
+
+@cache
+def hard_model() -> OpponentModel:
+    """The shipped model of a ``hard`` opponent (read once)."""
+    text = resources.files("minodice.bots").joinpath("data", "hard-model.json").read_text(
+        "utf-8")
+    data = json.loads(text)
+    return OpponentModel(int(data["players"]), tuple(data["bid_offset"]),
+                         tuple(data["bid_sd"]),
+                         {int(k): float(a) for k, a in data["policy_agreement"].items()})
+
+
 class ExpertBot(SearchBot):
     """``hard``'s search with the standings in mind at the game's end (module docstring)."""
 
     name = "expert"
 
     def __init__(self, endgame_rounds: int = 3, smart_others: bool = True,
-                 play_budget: int = 4000, bid_budget: int = 14000) -> None:
+                 play_budget: int = 4000, bid_budget: int = 14000,
+                 opponent_model: bool = True) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
                          smart_others=smart_others)
         self.endgame_rounds = endgame_rounds
+        self.opponent_model = opponent_model
+
+    def _model(self, view: SeatView) -> OpponentModel | None:
+        """The model of the opponents, if it was measured at this table's size."""
+        if not self.opponent_model:
+            return None
+        model = hard_model()
+        return model if model.players == view.players else None
+
+    def draw_world(self, view: SeatView, rng: random.Random, strength: Strength,
+                   unseen: Unseen) -> list[Hand]:
+        """A candidate world whose hands fit the revealed bids as ``hard`` bids: its bid
+        is its hand's expected tricks plus the measured offset of the round, with the
+        measured spread (:class:`OpponentModel`)."""
+        model = self._model(view)
+        if model is None:
+            return super().draw_world(view, rng, strength, unseen)
+        r = view.round_no
+        return unseen.sample(rng, strength, self.world_candidates, model.bid_fit(r),
+                             model.offset(r))
+
+    def world_weight(self, view: SeatView, unseen: Unseen, hands: list[Hand],
+                     strength: Strength) -> float:
+        """The likelihood of the rolls so far if the others roll as the expected-score
+        policy does, as often as ``hard`` was measured to (:class:`OpponentModel`)."""
+        model = self._model(view)
+        if model is None:
+            return super().world_weight(view, unseen, hands, strength)
+        policy, _ = self.policy_for(view)
+        return unseen.policy_likelihood(hands, strength, self.policy_fit, policy,
+                                        model.mismatch_by_choices())
+
+    def others_bid_offset(self, view: SeatView) -> float:
+        model = self._model(view)
+        return 0.0 if model is None else model.offset(view.round_no)
 
     def outcome_value(self, view: SeatView) -> OutcomeValue:
         """The win chance after the round in the last ``endgame_rounds`` rounds (plus a

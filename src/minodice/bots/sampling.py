@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
 from operator import add, mul
 
-from minodice.bots.strength import Strength, choose_kind
+from minodice.bots.strength import ExpectedScorePolicy, Strength, choose_kind
 from minodice.core.dice import KIND_BITS, SYMBOL_BASE, Hand
 from minodice.core.tables import tables_for
 from minodice.core.view import SeatView
@@ -136,10 +137,12 @@ class Unseen:
                       for position, roll in enumerate(trick)]
 
     def sample(self, rng: random.Random, strength: Strength | None = None,
-               candidates: int = 1, bid_fit: float = 1.5) -> list[Hand]:
-        """:func:`sample_hands` for this view."""
+               candidates: int = 1, bid_fit: float = 1.5, bid_offset: float = 0.0
+               ) -> list[Hand]:
+        """:func:`sample_hands` for this view; ``bid_offset`` is how far above a hand's
+        expected tricks its owner is taken to bid (0: the bid is the expectation)."""
         for _ in range(20):
-            hands = self._try(rng, strength, candidates, bid_fit)
+            hands = self._try(rng, strength, candidates, bid_fit, bid_offset)
             if hands is not None:
                 return hands
         return self._by_flow()
@@ -161,7 +164,7 @@ class Unseen:
         return hands
 
     def _try(self, rng: random.Random, strength: Strength | None, candidates: int,
-             bid_fit: float) -> list[Hand] | None:
+             bid_fit: float, bid_offset: float = 0.0) -> list[Hand] | None:
         view = self.view
         ds = view.dice_set
         nkinds = self.nkinds
@@ -203,7 +206,7 @@ class Unseen:
                 rolled = self.rolled[seat]
                 weights = []
                 for option in options:
-                    expected = sum(map(mul, map(add, option, rolled), power))
+                    expected = sum(map(mul, map(add, option, rolled), power)) + bid_offset
                     weights.append(math.exp(-((expected - bid) ** 2) / bid_fit))
                 pick = rand() * sum(weights)
                 for option, weight in zip(options, weights, strict=True):
@@ -219,9 +222,16 @@ class Unseen:
             hands[seat] = ds.hand_of_key(key)
         return hands
 
-    def policy_likelihood(self, hands: list[Hand], strength: Strength,
-                          mismatch: float) -> float:
-        """:func:`policy_likelihood` for this view."""
+    def policy_likelihood(self, hands: list[Hand], strength: Strength, mismatch: float,
+                          policy: ExpectedScorePolicy | None = None,
+                          mismatch_by_choices: Mapping[int, float] | None = None) -> float:
+        """:func:`policy_likelihood` for this view.
+
+        With ``policy``, the others are taken to roll what that expected-score policy
+        would roll (not the plain heuristic), and a roll that differs from it among ``k``
+        legal dice multiplies the weight by ``mismatch_by_choices[k]`` (``mismatch`` for a
+        ``k`` it does not name): the likelihood ratio of a roll against the model's
+        choice, when the model predicts the player's roll with a measured frequency."""
         view = self.view
         tables = tables_for(view.dice_set)
         power = strength.power(view.players)
@@ -246,11 +256,20 @@ class Unseen:
             if seat != me and bids[seat] is not None:
                 held = tables.kinds_for(current[seat], follow)
                 if len(held) > 1:
-                    choice = choose_kind(strength, held, mask, best, position == 0,
-                                         players - 1 - position,
-                                         (bids[seat] or 0) - won[seat], power)
+                    if policy is None:
+                        choice = choose_kind(strength, held, mask, best, position == 0,
+                                             players - 1 - position,
+                                             (bids[seat] or 0) - won[seat], power)
+                    else:
+                        row = strength.p_win_row(mask, best, position == 0,
+                                                 players - 1 - position)
+                        choice = policy.choose(held, current[seat], row, bids[seat] or 0,
+                                               won[seat], view.round_no)
                     if choice != kind:
-                        weight *= mismatch
+                        if mismatch_by_choices is None:
+                            weight *= mismatch
+                        else:
+                            weight *= mismatch_by_choices.get(len(held), mismatch)
             current[seat] -= tables.shift[kind]
             follow = tables.follow_after[follow + 1][kind]
             if code >= SYMBOL_BASE:

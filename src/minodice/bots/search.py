@@ -121,8 +121,10 @@ class PlayEvaluation:
 
 
 def heuristic_bids(strength: Strength, hands: Sequence[Hand], players: int,
-                   round_no: int) -> list[int]:
-    return [max(0, min(round_no, int(strength.expected_tricks(h.counts, players) + 0.5)))
+                   round_no: int, offset: float = 0.0) -> list[int]:
+    """Each hand's expected tricks (plus ``offset``), rounded to a legal bid."""
+    return [max(0, min(round_no, int(strength.expected_tricks(h.counts, players) + offset
+                                     + 0.5)))
             for h in hands]
 
 
@@ -136,6 +138,7 @@ def evaluate_bids(
     smart_seats: frozenset[int] = frozenset(),
     announced: Sequence[int | None] | None = None,
     value_of: OutcomeValue | None = None,
+    others_offset: float = 0.0,
 ) -> BidEvaluation:
     """Simulate the round ``samples`` times for each candidate bid of ``view.seat``.
 
@@ -143,6 +146,7 @@ def evaluate_bids(
     play-outs (see :func:`playout`). ``announced`` gives bids already known (at a table
     that announces them in turn): those seats play for them instead of a heuristic bid.
     ``value_of`` scores a play-out (default: :func:`round_value` with ``spite``).
+    ``others_offset``: the others bid their hand's expected tricks plus this, rounded.
     """
     strength = strength_of(view.dice_set)
     power = strength.power(view.players)
@@ -159,7 +163,7 @@ def evaluate_bids(
     for _ in range(samples):
         hands = unseen.sample(rng)
         world = world_from_view(view, hands)
-        others = heuristic_bids(strength, hands, view.players, r)
+        others = heuristic_bids(strength, hands, view.players, r, others_offset)
         if announced is not None:
             others = [o if a is None else a for o, a in zip(others, announced, strict=True)]
         seed = rng.random()
@@ -253,7 +257,8 @@ class SearchBot:
         samples = self._samples(self.bid_budget, work)
         policy, smart = self.policy_for(view)
         evaluation = evaluate_bids(view, rng, samples, candidates, self.spite, policy, smart,
-                                   value_of=self.outcome_value(view))
+                                   value_of=self.outcome_value(view),
+                                   others_offset=self.others_bid_offset(view))
         bid = evaluation.best()
         return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
 
@@ -269,7 +274,8 @@ class SearchBot:
             samples = self._samples(self.bid_budget, view.players * view.round_no)
         policy, smart = self.policy_for(view)
         evaluation = evaluate_bids(view, rng, samples, [bid], self.spite, policy, smart,
-                                   value_of=self.outcome_value(view))
+                                   value_of=self.outcome_value(view),
+                                   others_offset=self.others_bid_offset(view))
         return evaluation.tricks[bid][bid] / samples
 
     def _sample_world(self, view: SeatView, rng: random.Random, strength: Strength,
@@ -280,17 +286,32 @@ class SearchBot:
         if unseen is None:
             unseen = Unseen(view)
         tries = self.world_tries if view.round_tricks else 1
-        options = [unseen.sample(rng, strength, self.world_candidates, self.bid_fit)
-                   for _ in range(tries)]
+        options = [self.draw_world(view, rng, strength, unseen) for _ in range(tries)]
         if tries == 1:
             return options[0]
-        weights = [unseen.policy_likelihood(o, strength, self.policy_fit) for o in options]
+        weights = [self.world_weight(view, unseen, o, strength) for o in options]
         pick = rng.random() * sum(weights)
         for option, weight in zip(options, weights, strict=True):
             pick -= weight
             if pick <= 0:
                 return option
         return options[-1]
+
+    def draw_world(self, view: SeatView, rng: random.Random, strength: Strength,
+                   unseen: Unseen) -> list[Hand]:
+        """One candidate world, its hands fitted to the revealed bids (``bid_fit``)."""
+        return unseen.sample(rng, strength, self.world_candidates, self.bid_fit)
+
+    def world_weight(self, view: SeatView, unseen: Unseen, hands: list[Hand],
+                     strength: Strength) -> float:
+        """How well a candidate world explains the rolls so far: the others taken to play
+        the plain heuristic, a roll it would not have made counting ``policy_fit``."""
+        return unseen.policy_likelihood(hands, strength, self.policy_fit)
+
+    def others_bid_offset(self, view: SeatView) -> float:
+        """How far above their hand's expected tricks this bot takes the others to bid in
+        its bidding play-outs (``hard``: not at all)."""
+        return 0.0
 
     def evaluate_plays(self, view: SeatView, legal: Sequence[Action], rng: random.Random,
                        samples: int | None = None, weighted: bool = True) -> PlayEvaluation:
