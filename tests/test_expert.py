@@ -12,10 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from minodice.bots.expert import ExpertBot, spread_after, win_chance
+from minodice.bots.expert import ExpertBot, hard_model, spread_after, win_chance
 from minodice.bots.loading import make_bot
-from minodice.bots.search import HardBot, round_value
-from minodice.core.actions import Bid
+from minodice.bots.sampling import Unseen
+from minodice.bots.search import HardBot, SearchBot, round_value
+from minodice.bots.strength import ExpectedScorePolicy, strength_of
+from minodice.core.actions import Bid, Roll
 from minodice.core.dice import Hand, load_dice_set
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig, GameState
@@ -124,3 +126,86 @@ def test_the_make_chances_of_a_one_die_round_add_up_to_one() -> None:
                    for bid in (0, 1)]
         assert sum(chances) == pytest.approx(1.0)
         assert chances[likely] > 0.5
+
+
+# -- the model of a hard opponent ---------------------------------------------------------
+
+
+def test_the_model_of_hard_ships_with_the_package() -> None:
+    model = hard_model()
+    assert model.players == 4
+    assert len(model.bid_offset) == len(model.bid_sd) == 8
+    for r in range(1, 9):
+        assert model.bid_fit(r) >= 0.1
+        assert -1 < model.offset(r) < 1
+    mismatch = model.mismatch_by_choices()
+    assert 2 in mismatch
+    assert all(0.05 <= m <= 1 for m in mismatch.values())
+    assert mismatch[2] < 1  # hard rolls the policy's die more often than the other
+
+
+def led_by_seat_one(lead: str) -> SeatView:
+    """Round 3, four players, seat 1 starts and has rolled ``lead`` from griffin, red, gray
+    (no colour to follow: either of its dice was legal); seat 0's view after it."""
+    config = GameConfig(4, DS, Variant.STANDARD, (2 - 3) % 4)
+    state = GameState.at_round(config, 3)
+    hands = ["yellow,purple,gray", "griffin,red,gray", "red,yellow,purple", "gray,gray,purple"]
+    for h in hands:
+        state.apply_chance(Hand.from_kinds(DS, h.split(",")))
+    for s, b in enumerate((1, 2, 1, 0)):
+        state.apply(Bid(b), seat=s)
+    assert state.current_player == 1
+    state.apply(Roll(DS.kind(lead)), seat=1)
+    state.apply_chance(DS.face("flag") if lead in ("griffin", "gray") else DS.face(5))
+    return view(state, 0)
+
+
+def test_a_roll_the_policy_would_not_make_weighs_its_world_by_the_measured_odds() -> None:
+    strength = strength_of(DS)
+    policy = ExpectedScorePolicy(strength, 4)
+    true_hands = [Hand.from_kinds(DS, h.split(",")) for h in
+                  ("yellow,purple,gray", "griffin,red,gray", "red,yellow,purple",
+                   "gray,gray,purple")]
+    row = strength.p_win_row(0, 0, True, 3)
+    kinds = sorted(DS.kind(k).index for k in ("griffin", "red", "gray"))
+    choice = DS.kinds[policy.choose(kinds, true_hands[1].key, row, 2, 0, 3)].name
+    other = next(k for k in ("griffin", "red", "gray") if k != choice)
+    odds = {3: 0.3}
+    for lead, expected in ((choice, 1.0), (other, 0.3)):
+        seat_view = led_by_seat_one(lead)
+        held = [seat_view.hand] + [
+            Hand.from_kinds(DS, [k for k in h.split(",") if k != lead] if s == 1
+                            else h.split(","))
+            for s, h in enumerate(("", "griffin,red,gray", "red,yellow,purple",
+                                   "gray,gray,purple")) if s > 0]
+        weight = Unseen(seat_view).policy_likelihood(held, strength, 0.1, policy, odds)
+        assert weight == pytest.approx(expected)
+
+
+def test_the_bid_offset_takes_a_bid_for_a_weaker_hand() -> None:
+    # hard bids above its hand's expected tricks: with the offset, the hands drawn for a
+    # bid of 2 are weaker than those drawn as if the bid were the expectation.
+    seat_view = led_by_seat_one("red")
+    strength = strength_of(DS)
+    unseen = Unseen(seat_view)
+
+    def mean_expected(offset: float) -> float:
+        rng = random.Random(7)
+        total = 0.0
+        for _ in range(400):
+            hands = unseen.sample(rng, strength, 8, 0.5, offset)
+            total += strength.expected_tricks(hands[1].counts, 4)
+        return total / 400
+
+    assert mean_expected(0.4) < mean_expected(0.0) - 0.05
+
+
+def test_the_expert_without_its_model_decides_as_before() -> None:
+    # opponent_model=False is the expert measured before the model (its benchmark's
+    # baseline): the same worlds and the same choices as hard's sampling gives.
+    seat_view = led_by_seat_one("red")
+    plain = ExpertBot(opponent_model=False)
+    evaluation = plain.evaluate_plays(seat_view, seat_view.legal_actions, random.Random(3), 40)
+    again = SearchBot(smart_others=True).evaluate_plays(
+        seat_view, seat_view.legal_actions, random.Random(3), 40)
+    assert evaluation.mean_points == again.mean_points
