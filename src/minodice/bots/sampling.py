@@ -135,6 +135,9 @@ class Unseen:
         self.rolls = [(t, position, roll.seat, ds.kind(roll.kind).index, roll.face.code)
                       for t, trick in enumerate(view.round_tricks)
                       for position, roll in enumerate(trick)]
+        # The expected-score policy's roll at (roll index, hand key): see policy_likelihood
+        # (one policy per view, the deciding bot's).
+        self._policy_choices: dict[tuple[int, int], int] = {}
 
     def sample(self, rng: random.Random, strength: Strength | None = None,
                candidates: int = 1, bid_fit: float = 1.5, bid_offset: float = 0.0
@@ -245,7 +248,7 @@ class Unseen:
         mask = best = 0
         follow = -1
         trick_at = 0
-        for t_index, position, seat, kind, code in self.rolls:
+        for roll_index, (t_index, position, seat, kind, code) in enumerate(self.rolls):
             if t_index != trick_at:  # a new trick: the last one's winner counts it
                 for done in range(trick_at, t_index):
                     if done < len(winners):
@@ -261,10 +264,16 @@ class Unseen:
                                              players - 1 - position,
                                              (bids[seat] or 0) - won[seat], power)
                     else:
-                        row = strength.p_win_row(mask, best, position == 0,
-                                                 players - 1 - position)
-                        choice = policy.choose(held, current[seat], row, bids[seat] or 0,
-                                               won[seat], view.round_no)
+                        # What the roll's place makes public is fixed by its index, so
+                        # the choice depends on the hand alone: once per hand and roll.
+                        found = self._policy_choices.get((roll_index, current[seat]))
+                        if found is None:
+                            row = strength.p_win_row(mask, best, position == 0,
+                                                     players - 1 - position)
+                            found = policy.choose(held, current[seat], row, bids[seat] or 0,
+                                                  won[seat], view.round_no)
+                            self._policy_choices[(roll_index, current[seat])] = found
+                        choice = found
                     if choice != kind:
                         if mismatch_by_choices is None:
                             weight *= mismatch
