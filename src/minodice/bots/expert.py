@@ -19,6 +19,18 @@ already decided either way, the bot still plays the round well instead of at ran
 
 It also models its opponents as players of the expected-score policy in its play-outs
 (``smart_others``), since the players it must beat are searchers, not the plain heuristic.
+
+And it infers their hidden dice from a model of ``hard`` measured on ``hard``'s self-play
+(:class:`OpponentModel`, fitted by ``scripts/fit_hard_model.py`` and shipped as
+``bots/data/hard-model.json``), where ``hard`` assumes the plain heuristic: ``hard`` bids
+its hand's expected tricks plus an offset that grows with the round (0.05 in round 1, about
+0.4 in rounds 7–8), so a bid of 3 means a weaker hand than ``hard``'s sampling takes it
+for; and it rolls the die the expected-score policy would roll 65% of the time among two
+legal dice, the plain heuristic's only 47% — no better than a coin, yet ``hard`` weighs a
+world ten times lower for each roll that heuristic would not have made. The expert weighs
+a world by the measured odds of each roll under the policy instead, and in its bidding
+play-outs the others bid with the measured offset. Without a model for the table's size
+(it was measured at four players) it samples as ``hard`` does.
 """
 
 from __future__ import annotations
