@@ -78,7 +78,8 @@ def test_a_leader_with_the_model_of_hard_still_bids_lower_than_without_the_stand
     # the first hand above keeps hard's bid of 2; this one still protects the lead.
     seat_view = last_round_view([200, 150, 140, 100],
                                 "yellow,yellow,purple,gray,gray,gray,griffin,gray")
-    expert, points_only = ExpertBot(), ExpertBot(endgame_rounds=0)
+    expert = ExpertBot(opponent_model=True)
+    points_only = ExpertBot(endgame_rounds=0, opponent_model=True)
     assert bid_of(expert, seat_view) < bid_of(points_only, seat_view)
 
 

@@ -31,6 +31,13 @@ world ten times lower for each roll that heuristic would not have made. The expe
 a world by the measured odds of each roll under the policy instead, and in its bidding
 play-outs the others bid with the measured offset. Without a model for the table's size
 (it was measured at four players) it samples as ``hard`` does.
+
+That model is off by default (``opponent_model=False``): it guesses the hidden dice a
+little better (51.5% of the others' dice found against 51.0%, expected-tricks error 4%
+lower, ``benchmarks/expert_inference.py``), but on the 5 deals a busy machine allowed it
+scored 49 points a game less than the expert without it on the same deals (95% interval
+[-112, +14]) and made fewer bids (47.5% against 54.4%): no evidence that it helps, some
+that it may not (``benchmarks/results/expert-2026-12-01-model.txt``).
 """
 
 from __future__ import annotations
@@ -151,7 +158,7 @@ class ExpertBot(SearchBot):
 
     def __init__(self, endgame_rounds: int = 3, smart_others: bool = True,
                  play_budget: int = 4000, bid_budget: int = 14000,
-                 opponent_model: bool = True) -> None:
+                 opponent_model: bool = False) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
                          smart_others=smart_others)
         self.endgame_rounds = endgame_rounds
