@@ -58,3 +58,38 @@ async def test_the_closed_chat_counts_new_lines(server: LiveServer, pages: Pages
     await ana.click(".chat summary")
     assert await badge.inner_text() == ""
     assert await ben.locator(".chat summary .unread").inner_text() == ""  # open: none new
+
+
+async def test_lines_sent_again_on_a_reload_are_not_new(server: LiveServer,
+                                                        pages: Pages) -> None:
+    """The server sends its kept lines on every connection: only the lines after the last
+    one this device saw count as new, and none is shown twice."""
+    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
+    ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
+    for page, name in ((ana, "Ana"), (ben, "Ben")):
+        await page.goto(f"{server.base}/t/{table}")
+        await page.fill("#join-name", name)
+        await page.click(".join button[type=submit]")
+        await page.locator(".chat summary").wait_for()
+    await ben.click(".chat summary")
+
+    async def say(line: str) -> None:
+        await ben.fill("#chat-text", line)
+        await ben.press("#chat-text", "Enter")
+        await ana.get_by_text(line).wait_for(state="attached")
+
+    for line in ("hello", "good luck"):
+        await say(line)
+    await ana.click(".chat summary")   # read ...
+    await ana.click(".chat summary")   # ... and closed again
+    await say("one more")
+    badge = ana.locator(".chat summary .unread")
+    assert (await badge.inner_text()).strip() == "(1 new)"
+    await ana.reload()
+    await ana.get_by_text("one more").wait_for(state="attached")
+    assert (await badge.inner_text()).strip() == "(1 new)"
+    assert await ana.locator(".chat-log li").count() == 3
+    await ana.click(".chat summary")
+    await ana.reload()
+    await ana.get_by_text("one more").wait_for(state="attached")
+    assert await badge.inner_text() == ""

@@ -21,7 +21,16 @@ import pytest
 from live_server import LiveServer
 
 from .conftest import Pages
-from .pages import BID, DIE, GAME_TIMEOUT, decide, overflowing, step, wait_for_decision
+from .pages import (
+    BID,
+    DIE,
+    GAME_TIMEOUT,
+    decide,
+    overflowing,
+    play_until_mid_trick,
+    step,
+    wait_for_decision,
+)
 
 if TYPE_CHECKING:
     from playwright.async_api import Page, ViewportSize
@@ -246,6 +255,116 @@ async def test_a_finished_trick_stays_long_enough_to_read(
     for trick in await listed.all():
         assert " wins the trick: " in await trick.locator("p").inner_text()
         assert await trick.locator(".winner").count() == 1
+
+
+# -- dice on the table -----------------------------------------------------------------------
+
+#: What is wrong with the dice on the felt now: each of the others' dice lies below its
+#: thrower's seat (its centre within the seat's width), yours below all of theirs and above
+#: your seat; every die is in view, inside the felt, and no two overlap. (A die's place is
+#: its list item's: the drawing itself may still be tumbling in.)
+DICE_AROUND = """() => {
+  const W = document.documentElement.clientWidth, H = window.innerHeight;
+  const out = [];
+  const felt = document.querySelector(".felt").getBoundingClientRect();
+  const rolls = [...document.querySelectorAll(".felt .trick .roll")];
+  const boxes = rolls.map((li) => li.getBoundingClientRect());  // its die may still tumble
+  rolls.forEach((li, k) => {
+    const d = boxes[k], seat = li.dataset.seat, x = (d.left + d.right) / 2;
+    const chip = document.querySelector(`.players .seat[data-seat="${seat}"]`)
+      .getBoundingClientRect();
+    if (d.top < Math.max(0, felt.top) - 0.5 || d.bottom > Math.min(H, felt.bottom) + 0.5
+        || d.left < -0.5 || d.right > W + 0.5) {
+      out.push(`die of seat ${seat} out of view at ${Math.round(d.top)}-${Math.round(d.bottom)}`);
+    }
+    if (li.classList.contains("mine")) {
+      if (d.bottom > chip.top) out.push("your die is not above your seat");
+      for (const other of boxes) {
+        if (other !== d && other.bottom > d.top + 0.5) out.push("your die is not nearest you");
+      }
+    } else {
+      if (x < chip.left || x > chip.right) {
+        out.push(`die of seat ${seat} at x=${Math.round(x)}, its seat from `
+          + `${Math.round(chip.left)} to ${Math.round(chip.right)}`);
+      }
+      if (d.top < chip.bottom) out.push(`die of seat ${seat} not below its seat`);
+    }
+    boxes.forEach((e, j) => {
+      if (j > k && e.left < d.right - 0.5 && d.left < e.right - 0.5 && e.top < d.bottom - 0.5
+          && d.top < e.bottom - 0.5) {
+        out.push(`dice of seats ${seat} and ${rolls[j].dataset.seat} overlap`);
+      }
+    });
+  });
+  return out;
+}"""
+
+#: Every move of a trick's die (Element.animate on a roll): where it ends, and the seat
+#: that took the trick then.
+WATCH_GATHER = """
+window.__gathered = [];
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (frames, options) {
+  if (this.matches(".trick .roll")) {
+    const r = this.getBoundingClientRect();
+    const last = frames[frames.length - 1].transform;
+    const to = /translate\\(([-\\d.]+)px, ([-\\d.]+)px\\)/.exec(last);
+    const took = document.querySelector(".seat.took");
+    const seat = took.getBoundingClientRect();
+    const winner = document.querySelector(".trick .roll.winner");
+    window.__gathered.push({
+      x: (r.left + r.right) / 2 + Number(to[1]), y: (r.top + r.bottom) / 2 + Number(to[2]),
+      left: seat.left, right: seat.right, top: seat.top, bottom: seat.bottom,
+      took: Number(took.dataset.seat), winner: winner ? Number(winner.dataset.seat) : null });
+  }
+  return animate.call(this, frames, options);
+};
+"""
+
+
+async def test_dice_lie_toward_their_throwers_and_go_to_the_winner(
+        server: LiveServer, pages: Pages) -> None:
+    """6 players on a phone: at each of your rolls in a trick others began, and once your
+    die is down, every die lies toward its thrower's seat and in view; each finished
+    trick's dice then fly to the seat that took it."""
+    page = await pages.new(viewport=PHONE, locale="en-GB")
+    await page.add_init_script("localStorage.setItem('minodice.reading', '1500');")
+    await page.add_init_script(WATCH_GATHER)
+    await sit(page, server, 6, LONG_NAME)
+    rng = random.Random(6)
+    checked = 0
+    async with asyncio.timeout(GAME_TIMEOUT):
+        while checked < 3:
+            await play_until_mid_trick(page, rng, 2)
+            others = await page.locator(".felt .trick .roll").count()
+            assert others >= 1
+            assert await page.evaluate(DICE_AROUND) == []
+            await page.locator(DIE).first.click()
+            mine = await page.wait_for_function(  # checked at once, before the dice fly
+                "() => document.querySelector('.felt .trick .roll.mine')"
+                f" && !document.querySelector('.rolls.gathering') ? ({DICE_AROUND})() : null")
+            assert await mine.json_value() == []
+            checked += 1
+    gathered = await page.evaluate("window.__gathered")
+    assert len(gathered) >= 6 * 2  # at least two tricks' dice
+    for move in gathered:
+        assert move["took"] == move["winner"]
+        assert move["left"] <= move["x"] <= move["right"], move
+        assert move["top"] <= move["y"] <= move["bottom"], move
+
+
+async def test_under_reduced_motion_the_dice_do_not_fly(server: LiveServer,
+                                                         pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE, locale="en-GB", reduced_motion="reduce")
+    await page.add_init_script(WATCH_GATHER)
+    await page.add_init_script(WATCH_TRICKS)
+    await sit(page, server, 3, "Ana")
+    rng = random.Random(3)
+    async with asyncio.timeout(GAME_TIMEOUT):
+        while await page.evaluate(
+                "window.__shown.filter((s) => s.gone !== null).length") < 3:
+            await step(page, rng)
+    assert await page.evaluate("window.__gathered") == []
 
 
 # -- errors -----------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -211,6 +212,22 @@ async def test_analyse_shows_each_decision_beside_it(tmp_path: Path,
         summary = await page.locator(".analysis li[data-seat]").all_inner_texts()
         assert [s.split(":")[0] for s in summary] == names
         assert await overflowing(page) == []
+
+        # A German reader gets German numbers: a decimal comma (the analysis, kept now,
+        # shows at once).
+        german = await pages.new(viewport=PHONE, locale="de-DE")
+        await german.goto(f"{server.base}/replay/{table}#r2")
+        await german.locator(".analysis li[data-seat]").first.wait_for()
+        summary = await german.locator(".analysis li[data-seat]").all_inner_texts()
+        for s, text in zip(analysis["summary"], summary, strict=True):
+            lost = re.match(re.escape(s["player"]) + r": (-?\d+),(\d) ", text)
+            assert lost, text
+            assert abs(float(".".join(lost.groups())) - s["points_lost_per_round"]) < 0.051
+        notes = await german.locator(".analysis-notes li").all_inner_texts()
+        assert len(notes) == 3
+        for text in notes:  # every figure: expected points (and points lost) with a comma
+            assert re.search(r"\d,\d", text), text
+            assert not re.search(r"\d\.\d", text), text
 
 
 async def test_a_finished_table_links_to_its_replay_in_the_readers_language(server: LiveServer,

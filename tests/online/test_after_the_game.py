@@ -117,6 +117,44 @@ def test_the_analysis_of_a_finished_game_shows_progress_and_is_computed_once(
     assert len(analysis_pool.jobs) == rounds  # kept, not computed again
 
 
+def test_a_restarted_server_gives_the_kept_analysis_without_computing_it(
+        tmp_path: Path) -> None:
+    """The analysis is kept in the store: a new server on the same database answers at
+    once with the same result, and its workers do nothing."""
+    settings = Settings(bot_delay=0, grace=3600.0)
+
+    def server(pool: CountingPool) -> TestClient:
+        return TestClient(create_app(Store.sqlite(tmp_path / "t.db"), settings,
+                                     InProcessPool(0), http_rate=1e9, http_burst=1e9,
+                                     analyses=Analyses(pool, samples=3, running=10)))
+
+    first_pool = CountingPool()
+    with server(first_pool) as first:
+        table = finished_table(first)
+        first.post(f"/api/tables/{table}/analysis")
+        wait_until(lambda: first.get(f"/api/tables/{table}/analysis").json()["status"]
+                   == "done", "the analysis")
+        analysis = first.get(f"/api/tables/{table}/analysis").json()
+    assert first_pool.jobs
+
+    second_pool = CountingPool()
+    with server(second_pool) as second:
+        kept = second.get(f"/api/tables/{table}/analysis")  # a GET finds it too
+        assert kept.status_code == 200
+        assert kept.json() == analysis
+        again = second.post(f"/api/tables/{table}/analysis")
+        assert again.status_code == 200
+        assert again.json() == analysis
+    assert second_pool.jobs == []  # nothing computed again
+
+    other_pool = CountingPool()  # a server with other samples computes its own figures
+    with TestClient(create_app(Store.sqlite(tmp_path / "t.db"), settings, InProcessPool(0),
+                               http_rate=1e9, http_burst=1e9,
+                               analyses=Analyses(other_pool, samples=4))) as other:
+        assert other.get(f"/api/tables/{table}/analysis").status_code == 404
+    assert other_pool.jobs == []
+
+
 def test_the_analysis_is_refused_before_the_end_and_limited(client: TestClient) -> None:
     waiting = client.post("/api/tables", json={"players": 3, "bots": [None, "easy", "easy"]}
                           ).json()["table"]

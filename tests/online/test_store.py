@@ -75,7 +75,7 @@ def test_the_engines_are_the_ones_asked_for(store: Store, store_url: str) -> Non
     assert store.engine.dialect.name == ("sqlite" if store_url.startswith("sqlite")
                                          else "postgresql")
     with store.engine.connect() as conn:
-        assert migrations.current(conn) == migrations.head() == "r0003"
+        assert migrations.current(conn) == migrations.head() == "r0004"
         assert "epoch" in {c["name"] for c in inspect(conn).get_columns("tables")}
     assert store.ready() is None
 
@@ -211,6 +211,20 @@ def test_waiting_tables_expire_on_both_engines(store: Store) -> None:
     assert asyncio.run(store.expire_waiting(now_ms() - 1_000_000)) == 1
     assert store.row(old.id).status == "expired"  # type: ignore[union-attr]
     assert store.row(young.id).status == "waiting"  # type: ignore[union-attr]
+
+
+def test_an_analysis_is_kept_for_its_seed_and_samples_on_both_engines(store: Store) -> None:
+    row = new_row(store)
+    assert store.analysis(row.id, 0, 60) is None
+    first = {"players": ["Ana", "Bo"], "decisions": [{"loss": 0.25}], "summary": []}
+    asyncio.run(store.save_analysis_async(row.id, 0, 60, first))
+    assert store.analysis(row.id, 0, 60) == first
+    assert store.analysis(row.id, 0, None) is None   # other samples: other figures
+    assert store.analysis(row.id, 1, 60) is None     # another seed too
+    second = {**first, "decisions": []}
+    asyncio.run(store.save_analysis_async(row.id, 0, None, second))  # replaces the first
+    assert store.analysis(row.id, 0, None) == second
+    assert store.analysis(row.id, 0, 60) is None
 
 
 def test_a_game_plays_to_its_end_and_replays_from_the_store(store_url: str) -> None:

@@ -26,11 +26,13 @@ from typing import Any, Literal
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import Field
+from sqlalchemy.exc import SQLAlchemyError
 
 from minodice.bots.analysis import Analysis, Decision, analyse_game, summarize
 from minodice.core.record import parse_record
 from minodice.server.botpool import BotPool, PoolBusyError
 from minodice.server.lobby import ApiError, Lobby
+from minodice.server.store import Store, StoreError
 from minodice.server.web import PAGE_HEADERS
 from minodice.wire.http import Answer, error_answers
 from minodice.wire.http import Request as RequestBody
@@ -41,7 +43,8 @@ log = logging.getLogger("minodice.server")
 #: whole 4-player game is analysed in well under a minute on one worker (the figures are
 #: noisier; ``minodice analyse RECORD`` gives the full measure).
 WEB_ANALYSIS_SAMPLES = 60
-#: Finished analyses kept in memory (a server restart forgets them; they are recomputed).
+#: Finished analyses kept in memory too (all of them are kept in the store, where a
+#: restarted server finds them: :meth:`Analyses.recall`).
 ANALYSES_KEPT = 200
 #: Seconds one round's analysis may take on its worker (a 6-player game's last round,
 #: 54 decisions, on a busy machine) before it counts as hung.
@@ -91,19 +94,51 @@ class AnalysisJob:
 
 
 class Analyses:
-    """The analyses asked for, by table, computed once on ``pool`` and kept (the newest
-    :data:`ANALYSES_KEPT`); a failed one is tried again when asked again."""
+    """The analyses asked for, by table, computed once on ``pool`` and kept: in memory
+    (the newest :data:`ANALYSES_KEPT`) and in ``store`` (every one, for a restarted server
+    or another process: a game's analysis costs minutes of a worker); a failed one is
+    tried again when asked again."""
 
     def __init__(self, pool: BotPool, samples: int | None = WEB_ANALYSIS_SAMPLES,
-                 seed: int = 0, running: int = ANALYSES_RUNNING) -> None:
+                 seed: int = 0, running: int = ANALYSES_RUNNING,
+                 store: Store | None = None) -> None:
         self.pool = pool
         self.samples = samples
         self.running = running
         self.seed = seed
+        self.store = store
         self.jobs: OrderedDict[str, AnalysisJob] = OrderedDict()
 
     def get(self, table_id: str) -> AnalysisJob | None:
         return self.jobs.get(table_id)
+
+    async def recall(self, table_id: str, record: dict[str, Any]) -> AnalysisJob | None:
+        """The job for ``table_id`` in memory, else its analysis from the store (computed
+        with this server's seed and samples) as a finished job, else ``None``."""
+        job = self.jobs.get(table_id)
+        if job is not None or self.store is None:
+            return job
+        try:
+            kept = await asyncio.to_thread(self.store.analysis, table_id, self.seed,
+                                           self.samples)
+        except SQLAlchemyError as exc:  # the store is down: the analysis can still be made
+            log.warning("table %s: kept analysis not read: %s", table_id, exc)
+            return None
+        if kept is None:
+            return None
+        total = sum(decisions_per_round(record))
+        job = AnalysisJob(total=total, done=total, status="done", result=kept)
+        self._keep(table_id, job)
+        return job
+
+    def _keep(self, table_id: str, job: AnalysisJob) -> None:
+        self.jobs[table_id] = job
+        self.jobs.move_to_end(table_id)
+        while len(self.jobs) > ANALYSES_KEPT:
+            oldest = next(iter(self.jobs))
+            if self.jobs[oldest].status == "running":
+                break
+            del self.jobs[oldest]
 
     def start(self, table_id: str, record: dict[str, Any]) -> AnalysisJob:
         job = self.jobs.get(table_id)
@@ -113,18 +148,12 @@ class Analyses:
             raise ApiError(503, "busy", "the analysis workers are busy; try again shortly")
         per_round = decisions_per_round(record)
         job = AnalysisJob(total=sum(per_round))
-        self.jobs[table_id] = job
-        self.jobs.move_to_end(table_id)
-        while len(self.jobs) > ANALYSES_KEPT:
-            oldest = next(iter(self.jobs))
-            if self.jobs[oldest].status == "running":
-                break
-            del self.jobs[oldest]
-        job.task = asyncio.ensure_future(self._run(job, record, per_round))
+        self._keep(table_id, job)
+        job.task = asyncio.ensure_future(self._run(table_id, job, record, per_round))
         return job
 
-    async def _run(self, job: AnalysisJob, record: dict[str, Any], per_round: list[int]
-                   ) -> None:
+    async def _run(self, table_id: str, job: AnalysisJob, record: dict[str, Any],
+                   per_round: list[int]) -> None:
         text = json.dumps(record)
         decisions: list[Decision] = []
         try:
@@ -136,6 +165,7 @@ class Analyses:
             summaries = summarize(decisions, players, len(per_round))
             job.result = Analysis(players, self.seed, decisions, summaries).to_json()
             job.status = "done"
+            await self._save(table_id, job.result)
         except (TimeoutError, BrokenProcessPool, PoolBusyError):
             job.status, job.message = "failed", "the analysis workers are busy; try again"
         except Exception:  # a bug must not stay "running" for ever
@@ -143,6 +173,15 @@ class Analyses:
             job.status, job.message = "failed", "the analysis failed"
         finally:
             job.task = None
+
+    async def _save(self, table_id: str, result: dict[str, object]) -> None:
+        """Into the store; a store that refuses costs only a later recomputation."""
+        if self.store is None:
+            return
+        try:
+            await self.store.save_analysis_async(table_id, self.seed, self.samples, result)
+        except StoreError as exc:
+            log.warning("table %s: analysis not kept in the store: %s", table_id, exc.why)
 
     async def close(self) -> None:
         for job in self.jobs.values():
@@ -181,7 +220,10 @@ class AnalysisProgress(Answer):
 def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
                heavy: Callable[[Request], Awaitable[None]]) -> None:
     """The replay page, the analysis and the hand-over routes (PROTOCOL.md). ``heavy``
-    refuses a client over the limit of the heavy routes (the advisor's)."""
+    refuses a client over the limit of the heavy routes (the advisor's). The analyses are
+    kept in the lobby's store."""
+    if analyses.store is None:
+        analyses.store = lobby.store
 
     @app.get("/replay", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/replay/{table_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -201,7 +243,7 @@ def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
         """Start the analysis of a finished game (or give the one under way or done):
         202 while it runs, 200 with the result once done."""
         record = finished_record(table_id)
-        job = analyses.get(table_id)
+        job = await analyses.recall(table_id, record)
         if job is None or job.status == "failed":
             await heavy(request)
             job = analyses.start(table_id, record)
@@ -212,8 +254,7 @@ def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
     async def analysis(table_id: str) -> dict[str, object]:
         """``{status, done, total}``, then also ``analysis``: ``minodice analyse --json``'s
         answer for the game (seed 0, the web's fewer samples)."""
-        finished_record(table_id)
-        job = analyses.get(table_id)
+        job = await analyses.recall(table_id, finished_record(table_id))
         if job is None:
             raise ApiError(404, "not_found", "nobody asked for this game's analysis yet")
         return job.to_json()

@@ -4,6 +4,8 @@ Two tables: ``tables`` holds each table's settings, seats (token *hashes*, never
 its secret server seed, status and ``seq``; ``events`` is the append-only log of each game:
 every decision and every chance outcome, in order. A game is its parameters plus its
 events (STYLE 6), so a restarted server rebuilds every unfinished table from these two.
+A third, ``analyses``, keeps each finished game's analysis once computed (it is derived
+from the log, but costs minutes of a worker to compute again).
 
 Writes are transactions that end before the server tells anyone what happened (STYLE 14).
 SQLite runs in WAL mode with ``synchronous=NORMAL``: a committed transaction survives the
@@ -127,6 +129,17 @@ events = Table(
     metadata,
     Column("table_id", String(32), primary_key=True),
     Column("n", Integer, primary_key=True),
+    Column("data", Text, nullable=False),
+)
+
+#: A finished game's analysis (``minodice analyse --json``), computed once (r0004).
+analyses = Table(
+    "analyses",
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("seed", BigInteger, nullable=False),
+    Column("samples", Integer, nullable=True),
+    Column("created_at", BigInteger, nullable=False),
     Column("data", Text, nullable=False),
 )
 
@@ -433,6 +446,41 @@ class Store:
 
         await self.write(job)
         return sum(counted)
+
+    # -- a finished game's analysis (server/replays.py) -----------------------------------
+
+    def analysis(self, table_id: str, seed: int, samples: int | None
+                 ) -> dict[str, Any] | None:
+        """The analysis kept for ``table_id`` if it was computed with this ``seed`` and
+        ``samples`` (another setting's figures are not the ones asked for), else ``None``.
+        Blocking: call it off the event loop."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(analyses.c.seed, analyses.c.samples, analyses.c.data)
+                               .where(analyses.c.table_id == table_id)).first()
+        if row is None or row.seed != seed or row.samples != samples:
+            return None
+        try:
+            kept: dict[str, Any] = json.loads(row.data)
+        except ValueError:
+            log.warning("table %s: its kept analysis is not JSON; computing it again",
+                        table_id)
+            return None
+        return kept
+
+    async def save_analysis_async(self, table_id: str, seed: int, samples: int | None,
+                                  result: dict[str, Any]) -> None:
+        """Keep ``result`` as the analysis of ``table_id`` (replacing an older one), on the
+        store's thread (see :meth:`write`)."""
+        data = json.dumps(result, separators=(",", ":"))
+        values = {"seed": seed, "samples": samples, "created_at": now_ms(), "data": data}
+
+        def job(conn: Connection) -> None:
+            done = conn.execute(update(analyses).where(analyses.c.table_id == table_id)
+                                .values(**values))
+            if not done.rowcount:
+                conn.execute(insert(analyses).values(table_id=table_id, **values))
+
+        await self.write(job)
 
     def ready(self) -> str | None:
         """Why the store cannot serve now (unreachable, schema not this release's), or

@@ -1,5 +1,6 @@
 // Small things around the table, kept out of table.js (the table's layout lives there):
 // the join page's summary of the table's settings, and the chat's count of unread lines.
+import { store } from "./api.js";
 import { h } from "./dom.js";
 import { _ } from "./i18n.js";
 import { EDITIONS } from "/meta.js";
@@ -18,15 +19,34 @@ export function tableSettings(info, botName) {
   return h("dl", { class: "table-settings" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
 }
 
-// The chat's summary line counts the lines that came while it was closed.
-export function countUnread(details) {
+// The chat's summary line counts the lines that came while it was closed. The server sends
+// its kept lines again on every connection (a reload, a reconnect): a line this page has
+// already is dropped (null), and one older than the newest line seen on this device (its
+// time, remembered per table under `key`) is shown but not counted again.
+export function countUnread(details, key) {
   const summary = details.querySelector("summary");
   const badge = h("span", { class: "unread", "aria-live": "polite" });
   summary.appendChild(badge);
+  const have = new Set();
+  let seen = store.get(key, 0);
+  let newest = 0;
   let unread = 0;
   const show = () => {
     badge.textContent = unread ? " " + _("({n} new)", { n: unread }) : "";
   };
-  details.addEventListener("toggle", () => { if (details.open) { unread = 0; show(); } });
-  return () => { if (!details.open) { unread++; show(); } };
+  const look = () => {
+    unread = 0;
+    show();
+    if (newest > seen) store.set(key, seen = newest);
+  };
+  details.addEventListener("toggle", () => { if (details.open) look(); });
+  return (line) => {
+    const id = `${line.at} ${line.seat} ${line.text}`;
+    if (have.has(id)) return false;
+    have.add(id);
+    newest = Math.max(newest, line.at);
+    if (details.open) look();
+    else if (line.at > seen) { unread++; show(); }
+    return true;
+  };
 }

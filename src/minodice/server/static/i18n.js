@@ -35,6 +35,19 @@ export function format(text, values) {
   return text.replace(/\{([a-z_]+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
 }
 
+// A number with a decimal point in the reader's language ("1.5" in English, "1,5" in
+// German): `digits` after it (at least `least`), and a plus sign before a positive one
+// when `signed`.
+const numbers = new Map();
+export function decimal(x, digits = 1, signed = false, least = digits) {
+  const key = `${lang} ${digits} ${signed} ${least}`;
+  if (!numbers.has(key)) {
+    numbers.set(key, new Intl.NumberFormat(lang, { minimumFractionDigits: least,
+      maximumFractionDigits: digits, signDisplay: signed ? "exceptZero" : "auto" }));
+  }
+  return numbers.get(key).format(x);
+}
+
 // A die kind, symbol or face in the table's words ("6" stays "6").
 export function word(name) {
   return /^\d+$/.test(String(name)) ? String(name) : _(String(name));

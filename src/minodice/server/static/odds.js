@@ -4,7 +4,7 @@
 import { api, diceSet, store } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
-import { _, word } from "./i18n.js";
+import { _, decimal, word } from "./i18n.js";
 import { EDITIONS, ROUNDS } from "/meta.js";
 
 export async function showOdds(root, ui) {
@@ -116,7 +116,7 @@ export async function showOdds(root, ui) {
         h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Bid")), h("th", { scope: "col" }, _("Makes it")), h("th", { scope: "col" }, _("Expected score")))),
           h("tbody", {}, d.bids.map((b) => h("tr", { class: b.bid === d.best_bid ? "best" : "" },
             h("td", {}, String(b.bid)), h("td", {}, `${Math.round(b.make_chance * 100)}%`),
-            h("td", {}, (b.expected_score >= 0 ? "+" : "") + b.expected_score.toFixed(1)))))),
+            h("td", {}, decimal(b.expected_score, 1, true)))))),
         h("h3", {}, _("Tricks won when playing for {bid}:", { bid: d.best_bid })),
         h("ul", { class: "bars" }, d.tricks_distribution.map((p, k) => (p > 0 ? h("li", {},
           h("span", { class: "k" }, String(k)), h("span", { class: "bar", "data-w": Math.round(p * 100) }), h("span", {}, `${Math.round(p * 100)}%`)) : null))),

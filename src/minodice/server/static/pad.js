@@ -4,7 +4,7 @@
 // offline. Export/import format: docs/PAD.md.
 import { store } from "./api.js";
 import { h, replace } from "./dom.js";
-import { _, capital, word } from "./i18n.js";
+import { _, capital, lang, word } from "./i18n.js";
 import { EDITIONS, MAX_PLAYERS, MIN_PLAYERS } from "/meta.js";
 import { ROUNDS, bonusValue, checkRound, ranking, scoreGame } from "./pad-score.js";
 
@@ -140,7 +140,7 @@ function showPadHome(root, ui) {
     h("section", { class: "card" }, h("h2", {}, _("Games on this device")),
       list.length ? h("ul", { class: "pad-list" }, list.map((g) => h("li", {},
         h("a", { href: `/pad?game=${g.id}`, onclick: (e) => { e.preventDefault(); ui.go(`/pad?game=${g.id}`); } },
-          g.players.join(", ")), " ", h("small", {}, new Date(g.created).toLocaleDateString()),
+          g.players.join(", ")), " ", h("small", {}, new Date(g.created).toLocaleDateString(lang)),
         " ", h("button", { class: "small", onclick: () => {
           if (!confirm(_("Delete this game from this device?"))) return;
           const all = games(); delete all[g.id]; store.set("pad.games", all); showPadHome(root, ui);

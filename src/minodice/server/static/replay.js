@@ -8,13 +8,13 @@ import { ApiError, api, diceSet } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
 import { resolve } from "./fair.js";
-import { _, word } from "./i18n.js";
+import { _, decimal, word } from "./i18n.js";
 import { ROUNDS, roundPoints } from "./pad-score.js";
 import { reasonText } from "./table.js";
 
 class BadRecord extends Error {}
 
-const signed = (x) => (x > 0 ? "+" : "") + x.toFixed(1);
+const signed = (x) => decimal(x, 1, true);
 const percent = (x) => `${Math.round(100 * x)}%`;
 
 // A record (RECORD.md) played through: per round its starter, hands, bids, tricks (rolls,
@@ -293,7 +293,7 @@ class ReplayView {
       what, " ", _("expected {points} points, makes the bid {chance}.", { points: signed(d.expected_score_chosen), chance: percent(d.make_chance_chosen) }), " ",
       d.chosen === d.best ? _("The best choice.")
         : _("Best: {best} (expected {points}, {chance}); {lost} points lost.", { best: d.kind === "bid" ? d.best : word(d.best),
-          points: signed(d.expected_score_best), chance: percent(d.make_chance_best), lost: d.loss.toFixed(1) }));
+          points: signed(d.expected_score_best), chance: percent(d.make_chance_best), lost: decimal(d.loss) }));
     let items;
     if (!at.t) {
       items = names.map((name, p) => {
@@ -313,7 +313,7 @@ class ReplayView {
     return h("section", { class: "card analysis" }, h("h2", {}, _("Analysis")),
       h("ul", {}, this.analysis.summary.map((s) => h("li", { "data-seat": s.seat },
         _("{name}: {lost} points lost per round; bids too high {high}, too low {low}.", {
-          name: s.player, lost: s.points_lost_per_round.toFixed(1), high: s.bids_too_high, low: s.bids_too_low })))));
+          name: s.player, lost: decimal(s.points_lost_per_round), high: s.bids_too_high, low: s.bids_too_low })))));
   }
 
   // The score pad as it stood: every round finished by this step.

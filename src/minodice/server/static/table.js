@@ -6,7 +6,7 @@ import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
 import { countUnread, tableSettings } from "./extras.js";
 import { verifyRecord } from "./fair.js";
-import { _, capital, word } from "./i18n.js";
+import { _, capital, decimal, word } from "./i18n.js";
 import { reducedMotion, setSignal, signalOn, turnSignal } from "./signal.js";
 
 import { EDITIONS, LEVELS } from "/meta.js";
@@ -17,6 +17,7 @@ const URGENT = 10;   // seconds: the turn clock's last seconds are shown as urge
 /** How long a finished trick stays at least (ms): the person's choice on this device.
  * The same with reduced motion: only the animation goes, never the time to read. */
 function readingTime() { return store.get("reading", 2000); }
+const GATHER_MS = 450;    // a finished trick's dice flying to its winner, after its reading time
 
 export async function showTable(root, tableId, ui) {
   let info;
@@ -136,10 +137,10 @@ class TablePage {
       this.seq = message.seq;
       // A finished trick stays readable: what follows it waits until its time is up.
       const wait = this.holdUntil - Date.now();
-      if (wait > 0 && message.view.status === "playing") {
+      if ((wait > 0 || this.gathering) && message.view.status === "playing") {
         this.held = message.view;
         clearTimeout(this.holdTimer);
-        this.holdTimer = setTimeout(() => this.release(), wait);
+        if (!this.gathering) this.holdTimer = setTimeout(() => this.release(), wait);
         return;
       }
       clearTimeout(this.holdTimer);
@@ -159,10 +160,32 @@ class TablePage {
     }
   }
 
-  release() {
+  /** The finished trick's time is up: its dice go to the winner's seat, then the newest
+   * view (whatever came meanwhile) is shown. */
+  async release() {
+    if (this.gathering || !this.held) return;
+    this.gathering = true;
+    try { await this.gather(); } finally { this.gathering = false; }
     const v = this.held;
     this.held = null;
     if (v && !this.closed) this.show(v);
+  }
+
+  /** The finished trick's dice fly to the seat that took it (at once, without a motion,
+   * under prefers-reduced-motion: the trick has had its reading time either way). */
+  gather() {
+    const to = this.sections.main.querySelector(".seat.took");
+    const rolls = [...this.sections.main.querySelectorAll(".trick .roll")];
+    if (!to || !rolls.length || reducedMotion()) return Promise.resolve();
+    const seat = to.getBoundingClientRect();
+    const x = seat.left + seat.width / 2, y = seat.top + seat.height / 2;
+    this.sections.main.querySelector(".trick .rolls").classList.add("gathering");
+    return Promise.all(rolls.map((el, i) => {
+      const r = el.getBoundingClientRect();
+      const to = `translate(${Math.round(x - r.left - r.width / 2)}px, ${Math.round(y - r.top - r.height / 2)}px) scale(.35)`;
+      return el.animate([{ transform: "none", opacity: 1 }, { transform: to, opacity: 0.15 }],
+        { duration: GATHER_MS, delay: 40 * i, easing: "ease-in", fill: "forwards" }).finished.catch(() => null);
+    }));
   }
 
   show(v) {
@@ -307,21 +330,31 @@ class TablePage {
    * middle where dice are rolled, your seat, your dice and your bid at the bottom. */
   playArea(before) {
     const v = this.view;
-    const n = v.players.length;
-    const ring = [];
-    for (let k = 1; k <= n; k++) {
-      const i = ((v.you ?? -1) + k) % n;
-      if (i !== v.you) ring.push(i);
-    }
+    const ring = this.ring();
+    const seats = h("ol", { class: "players ring", "aria-label": _("Players") }, ring.map((i) => h("li", {}, this.seatChip(i))));
+    seats.style.setProperty("--seats", ring.length);
     return h("section", { class: "play", "aria-label": _("Table") },
       v.you === null ? h("p", { class: "watching" }, _("You are watching: spectators see the table, never a hand.")) : null,
-      h("ol", { class: "players ring", "aria-label": _("Players") }, ring.map((i) => h("li", {}, this.seatChip(i)))),
+      seats,
       this.promptLine(),
       this.noticeLine(),
       h("div", { class: "felt" }, this.trickPanel(before), this.roundSummary()),
       v.you !== null ? h("div", { class: "players mine" }, this.seatChip(v.you)) : null,
       v.you !== null && v.status === "playing" ? this.handPanel() : null,
       v.phase === "bid" && v.turn ? this.bidPanel() : null);
+  }
+
+  /** The other seats as they sit across the top, clockwise from yours (every seat, in
+   * order, for a spectator). */
+  ring() {
+    const v = this.view;
+    const n = v.players.length;
+    const ring = [];
+    for (let k = 1; k <= n; k++) {
+      const i = ((v.you ?? -1) + k) % n;
+      if (i !== v.you) ring.push(i);
+    }
+    return ring;
   }
 
   seatChip(i) {
@@ -337,7 +370,7 @@ class TablePage {
     if (p.autoplay) notes.push(_("away: a bot plays"));
     else if (!p.bot && !p.connected) notes.push(_("offline"));
     if (i === v.you) notes.push(_("you"));
-    return h("div", { class: "seat" + (acting ? " acting" : "") + (i === v.you ? " me" : "") + (away ? " away" : "") + (i === this.took ? " took" : "") },
+    return h("div", { class: "seat" + (acting ? " acting" : "") + (i === v.you ? " me" : "") + (away ? " away" : "") + (i === this.took ? " took" : ""), "data-seat": i },
       // a tap shows the whole name (kept across views until tapped again)
       h("div", { class: "name" + (this.expanded === i ? " full" : ""), title: name,
         onclick: () => { this.expanded = this.expanded === i ? null : i; this.render(this.view); } },
@@ -403,18 +436,26 @@ class TablePage {
     const rolls = v.trick.length ? v.trick : (done ? done.rolls : []);
     const seen = before && before.trick ? before.trick.length : 0;
     const follow = v.trick.length ? v.follow : null;
+    // each die lies on the felt toward its thrower: the others' below their seats across
+    // the top (one column a seat), yours in the row nearest you
+    const ring = this.ring();
     const items = rolls.map((r, i) => {
       const rolling = v.trick.length && i >= seen && !reducedMotion();
       const winner = !v.trick.length && done && r.seat === done.winner;
       const leading = v.trick.length > 1 && r.seat === v.leading;
       // a die flies in from its thrower's side: yours from below, the others' from above
       const from = r.seat === v.you ? " from-me" : "";
-      return h("li", { class: "roll" + (rolling ? " rolling" + from : "") + (winner ? " winner" : "") + (leading ? " leading" : "") },
+      const what = `${word(r.die)} → ${word(r.face)}`;
+      const li = h("li", { class: "roll" + (rolling ? " rolling" + from : "") + (winner ? " winner" : "") + (leading ? " leading" : "") + (r.seat === v.you ? " mine" : ""), "data-seat": r.seat },
         die(this.dice, this.kind(r.die), r.face, { size: 44 }),
         h("span", { class: "who", title: names[r.seat] }, winner || leading ? h("span", { "aria-hidden": "true" }, "★ ") : null, names[r.seat]),
         leading ? h("span", { class: "sr-only" }, " (" + _("winning so far") + ")") : null,
-        h("span", { class: "what" }, `${word(r.die)} → ${word(r.face)}`));
+        h("span", { class: "what", title: what }, what));
+      if (r.seat !== v.you) li.style.gridColumn = String(ring.indexOf(r.seat) + 1);
+      return li;
     });
+    const list = h("ul", { class: "rolls around" }, items);
+    list.style.setProperty("--seats", ring.length);
     let caption;
     if (v.trick.length) caption = follow ? _("Follow: {colour}", { colour: word(this.kind(follow).colour) }) : _("No colour yet");
     else if (done) caption = this.trickWonText(done);
@@ -422,7 +463,7 @@ class TablePage {
     return h("section", { class: "trick", "aria-label": _("Trick") },
       h("h2", {}, v.trick.length ? _("Trick {n}/{total}", { n: v.tricks.length + 1, total: v.round }) : _("Trick")),
       h("p", { class: "caption" }, caption),
-      h("ul", { class: "rolls" }, items));
+      list);
   }
 
   kind(name) { return this.dice.kinds.find((k) => k.name === name) || { name, colour: "gray", special: false }; }
@@ -499,7 +540,7 @@ class TablePage {
         onchange: (e) => setSignal(name, e.target.checked) }),
       h("label", { for: `signal-${name}` }, label));
     const reading = h("select", { id: "reading-time", "data-key": "reading-time", onchange: (e) => store.set("reading", Number(e.target.value)) },
-      [1500, 2000, 3000, 5000].map((ms) => h("option", { value: ms, selected: ms === readingTime() }, _("{s} s", { s: ms / 1000 }))));
+      [1500, 2000, 3000, 5000].map((ms) => h("option", { value: ms, selected: ms === readingTime() }, _("{s} s", { s: decimal(ms / 1000, 1, false, 0) }))));
     return h("section", { class: "card settings", "aria-label": _("Sound and vibration") },
       h("h2", {}, _("Sound and vibration")),
       box("sound", _("A sound when it is your turn")),
@@ -540,7 +581,7 @@ class TablePage {
       h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, _("Bid")), h("th", {}, _("Makes it")), h("th", {}, _("Expected score")))),
         h("tbody", {}, a.bids.map((b) => h("tr", { class: b.bid === a.best_bid ? "best" : "" },
           h("td", {}, String(b.bid)), h("td", {}, `${Math.round(b.make_chance * 100)}%`),
-          h("td", {}, (b.expected_score >= 0 ? "+" : "") + b.expected_score.toFixed(1)))))),
+          h("td", {}, decimal(b.expected_score, 1, true)))))),
       h("p", { class: "hint" }, adviceBasis(a)));
   }
 
@@ -712,13 +753,13 @@ class TablePage {
     this.chatForm.hidden = !this.seat;
     this.chatNote.hidden = Boolean(this.seat);
     const chat = h("details", { class: "card chat" }, h("summary", {}, _("Chat")), this.chatLog, this.chatForm, this.chatNote);
-    this.unread = countUnread(chat);
+    this.unread = countUnread(chat, `chat.${this.id}`);
     return chat;
   }
 
   addChat(message) {
+    if (!this.unread(message)) return;   // sent again on a reconnect: shown already
     this.chatLog.appendChild(h("li", {}, h("strong", {}, message.name), ": ", message.text));
-    this.unread();
     while (this.chatLog.children.length > 100) this.chatLog.firstChild.remove();
     this.chatLog.scrollTop = this.chatLog.scrollHeight;
   }
