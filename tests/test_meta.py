@@ -29,7 +29,7 @@ from minodice.server.app import create_app
 from minodice.server.botpool import BotPool
 from minodice.server.room import Settings
 from minodice.server.store import Store
-from minodice.server.web import STATIC
+from minodice.server.web import STATIC, minified
 
 PACKAGE = Path(minodice.__file__).resolve().parent
 EXPORT = re.compile(r"^export const ([A-Z_]+) = (.*);$")
@@ -170,14 +170,48 @@ def test_the_command_lines_choices_are_the_cores() -> None:
 
 def test_scripts_and_styles_travel_compressed(client: TestClient) -> None:
     """A phone asks with ``Accept-Encoding: gzip`` and gets each script and style sheet
-    compressed, byte for byte the file once unpacked; the API's answers are not."""
+    compressed, byte for byte the minified file once unpacked; the API's answers are
+    not."""
     for path in sorted(STATIC.iterdir()):
         if path.suffix not in (".js", ".css") or path.stat().st_size < 500:
             continue
         answer = client.get(f"/static/{path.name}", headers={"accept-encoding": "gzip"})
         assert answer.status_code == 200, path.name
         assert answer.headers.get("content-encoding") == "gzip", path.name
-        assert answer.content == path.read_bytes(), path.name
+        assert answer.content == minified(path), path.name
     api = client.get("/api/meta", headers={"accept-encoding": "gzip"})
     assert api.status_code == 200
     assert "content-encoding" not in api.headers
+
+
+#: The page's budget for all its scripts and styles, as served (before compression).
+PAGE_BUDGET = 150_000
+
+
+def test_all_scripts_and_styles_weigh_at_most_150_kb_as_served(client: TestClient) -> None:
+    """Every script and style sheet the site serves (``static/``, ``/meta.js``), as a
+    browser gets it (asking for gzip, as browsers do) once unpacked: within the budget,
+    and smaller than the files (they are minified; the service worker at the root too)."""
+    served, files = 0, 0
+    paths = [f"/static/{p.name}" for p in sorted(STATIC.iterdir()) if p.suffix in (".js", ".css")]
+    for path in [*paths, "/meta.js"]:
+        answer = client.get(path, headers={"accept-encoding": "gzip"})
+        assert answer.status_code == 200, path
+        assert answer.headers["content-type"].startswith(("text/javascript", "text/css")), path
+        served += len(answer.content)  # httpx unpacks: the bytes the page's scripts get
+        if path.startswith("/static/"):
+            files += (STATIC / path.removeprefix("/static/")).stat().st_size
+    assert served <= PAGE_BUDGET, f"{served} bytes served, the budget is {PAGE_BUDGET}"
+    assert served < 0.9 * files
+    assert client.get("/sw.js").content == client.get("/static/sw.js").content
+
+
+def test_a_minified_file_is_revalidated_by_its_etag(client: TestClient) -> None:
+    """A browser that has the file asks again with its ETag and gets 304, no body."""
+    first = client.get("/static/table.js")
+    etag = first.headers["etag"]
+    again = client.get("/static/table.js", headers={"if-none-match": etag})
+    assert again.status_code == 304
+    assert again.content == b""
+    assert client.get("/static/table.js", headers={"if-none-match": '"other"'}).content \
+        == first.content

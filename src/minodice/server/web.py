@@ -10,14 +10,25 @@ and the score pad import (:func:`meta_module`), so that no script restates them.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
-from functools import cache
+import mimetypes
+import os
+from collections.abc import Callable
+from email.utils import formatdate
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+import rcssmin
+import rjsmin
 from babel.messages.pofile import read_po
 from pydantic import BaseModel, Field
+from starlette.datastructures import Headers
+from starlette.responses import Response
+from starlette.staticfiles import NotModifiedResponse, StaticFiles
+from starlette.types import Scope
 
 from minodice.bots.protocol import BUILTIN_BOTS
 from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
@@ -36,6 +47,49 @@ PAGE_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
 }
+
+
+#: How each kind of file is made smaller for the wire. Comments and whitespace only: the
+#: files in ``static/`` stay the readable source (the page has no build step), and what a
+#: browser gets is the same code, about three quarters of the bytes (the budget for all
+#: scripts and styles is 150 KB as served, before compression).
+MINIFIERS: dict[str, Callable[[str], str]] = {".js": rjsmin.jsmin, ".css": rcssmin.cssmin}
+
+
+@lru_cache(maxsize=128)
+def _minified(path: Path, version: tuple[int, int]) -> bytes:
+    return MINIFIERS[path.suffix](path.read_text("utf-8")).encode()
+
+
+def minified(path: Path, stat: os.stat_result | None = None) -> bytes:
+    """``path`` (a script or a style sheet) as served: minified once per version of the
+    file (its modification time and size), so an edited file is served anew."""
+    stat = stat or path.stat()
+    return _minified(path, (stat.st_mtime_ns, stat.st_size))
+
+
+class MinifiedFiles(StaticFiles):
+    """``static/``, its scripts and styles minified (:data:`MINIFIERS`), all of them at
+    start-up (the first visitor waits for none), with an ETag of what is sent."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(directory=directory)
+        for path in directory.iterdir():
+            if path.suffix in MINIFIERS:
+                minified(path)
+
+    def file_response(self, full_path: str | os.PathLike[str], stat_result: os.stat_result,
+                      scope: Scope, status_code: int = 200) -> Response:
+        path = Path(full_path)
+        if path.suffix not in MINIFIERS:
+            return super().file_response(full_path, stat_result, scope, status_code)
+        body = minified(path, stat_result)
+        headers = {"etag": f'"{hashlib.sha256(body).hexdigest()[:32]}"',
+                   "last-modified": formatdate(stat_result.st_mtime, usegmt=True)}
+        if self.is_not_modified(Headers(headers), Headers(scope=scope)):
+            return NotModifiedResponse(Headers(headers))
+        return Response(body, status_code, headers,
+                        mimetypes.guess_type(path.name)[0] or "text/plain")
 
 
 @cache
