@@ -88,8 +88,9 @@ export async function takeSeat(table, name, extra = {}, commit = null) {
   return seat;
 }
 
+// One request per edition, even when asked again before the first answer came.
 const dice = {};
-export async function diceSet(edition) {
-  if (!dice[edition]) dice[edition] = await api("GET", `/api/dice/${edition}`);
+export function diceSet(edition) {
+  if (!dice[edition]) dice[edition] = api("GET", `/api/dice/${edition}`).catch((err) => { delete dice[edition]; throw err; });
   return dice[edition];
 }

@@ -4,8 +4,6 @@ import { api, randomHex, store, takeSeat } from "./api.js";
 import { h, replace } from "./dom.js";
 import { LANGUAGES, _, chooseLanguage, lang, loadLanguage } from "./i18n.js";
 import { leaveButton, myTablesCard, noteVisit } from "./mine.js";
-import { showOdds } from "./odds.js";
-import { showPad } from "./pad.js";
 import { EDITIONS, ROUNDS } from "/meta.js";
 import { levelOptions, showTable } from "./table.js";
 
@@ -45,9 +43,11 @@ async function route() {
   } else if (path === "/about") {
     await showAbout();
   } else if (path === "/pad") {
-    showPad(root, ui);
+    // the pad's and the odds page's modules are loaded only there (as the replay's): a
+    // table's first view waits for none of them
+    (await import("./pad.js")).showPad(root, ui);
   } else if (path === "/odds") {
-    showOdds(root, ui);
+    (await import("./odds.js")).showOdds(root, ui);
   } else if (path === "/") {
     await showLobby();
   } else {
@@ -221,8 +221,12 @@ async function showAbout() {
 // -- start -------------------------------------------------------------------------------------
 
 window.addEventListener("popstate", route);
-// Offline: the service worker keeps the pages and their words for the score pad.
-if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
+// Offline: the service worker keeps the pages and their words for the score pad. It is
+// registered once the page has loaded and drawn, so that its copying of every file does
+// not compete with a table's first view.
+if ("serviceWorker" in navigator) {
+  window.addEventListener("load", () => setTimeout(() => navigator.serviceWorker.register("/sw.js").catch(() => {}), 1000));
+}
 (async () => {
   await loadLanguage(chooseLanguage());
   if (!store.get("device")) store.set("device", randomHex(8));
