@@ -27,6 +27,7 @@ from minodice.server.app import create_app
 from minodice.server.lobby import ApiError, Lobby
 from minodice.server.protocol import TableFacts, dumps, view_message
 from minodice.server.room import Room, Settings
+from minodice.server.rows import TableSettings
 from minodice.server.store import Store
 
 from .test_hidden import InProcessPool
@@ -283,7 +284,8 @@ async def test_a_restarted_server_still_waits_for_the_reveals(tmp_path: Path) ->
 async def test_a_table_from_before_fair_2_plays_and_verifies_as_fair_1(lobby: Lobby) -> None:
     """A table stored by an older server (no ``fair`` in its settings) keeps its scheme."""
     room, _host = await lobby.create(3, "mino", "standard", [None, "easy", "easy"], None, False)
-    room.row.settings.pop("fair")
+    old = {k: v for k, v in room.row.settings.stored().items() if k != "fair"}
+    room.row.settings = TableSettings.load(old, 3)
     await lobby.join(room.id, "Ana", "old seed")
     record = await finished(room)
     assert record["fairness"] == {"scheme": "minodice-fair-1", "commit": room.row.commit,

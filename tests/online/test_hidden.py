@@ -231,7 +231,7 @@ def check_view(room: Room, conn: FakeConn, message: dict[str, Any]) -> None:
         assert view["turn"] == table.current_turn()
     else:
         assert view["turn"] is None
-    if playing and room.row.settings.get("turn_seconds"):
+    if playing and room.row.settings.turn_seconds:
         assert isinstance(view["deadline"], int)
     else:
         assert view["deadline"] is None

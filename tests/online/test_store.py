@@ -22,6 +22,7 @@ from minodice.core.fair import verify_record
 from minodice.server import migrations
 from minodice.server.lobby import Lobby
 from minodice.server.room import Room, Settings
+from minodice.server.rows import Seat, TableSettings
 from minodice.server.store import (
     SINGLE_PROCESS_EPOCH,
     FencingError,
@@ -59,8 +60,8 @@ _counter = iter(range(10**9))
 def new_row(store: Store, epoch: int = SINGLE_PROCESS_EPOCH) -> TableRow:
     """A waiting table, written (seq 1), as the lobby creates one."""
     row = TableRow(id=f"t{next(_counter):09d}", created_at=now_ms(), status="waiting",
-                   public=True, settings={"players": 3, "edition": "mino"},
-                   seats=[{"name": None, "token_hash": "0" * 64}] * 3,
+                   public=True, settings=TableSettings(players=3, edition="mino"),
+                   seats=[Seat(token_hash="0" * 64)] * 3,
                    host_token_hash="1" * 64, server_seed="2" * 64, commit="3" * 64, seq=1,
                    epoch=epoch)
     store.create(row)

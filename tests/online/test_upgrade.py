@@ -73,7 +73,7 @@ def test_an_old_database_upgrades_and_its_games_finish_and_verify(tmp_path: Path
             for _ in range(2000):
                 if table.is_over():
                     break
-                people = [s for s in table.to_act() if room.row.seats[s]["bot"] is None]
+                people = [s for s in table.to_act() if room.row.seats[s].bot is None]
                 if not people:
                     client.get("/api/tables")  # let the bots' tasks run
                     continue
@@ -118,9 +118,9 @@ def test_settings_and_seats_are_made_whole() -> None:
             migrations.upgrade(conn)
         row = store.row("x")
         assert row is not None
-        assert row.settings["advisor"] is True
-        assert row.settings["turn_seconds"] is None
-        assert [s["client_seed"] for s in row.seats] == ["", "", ""]
-        assert [s["bot"] for s in row.seats] == [None, "easy", None]
+        assert row.settings.advisor is True
+        assert row.settings.turn_seconds is None
+        assert [s.client_seed for s in row.seats] == ["", "", ""]
+        assert [s.bot for s in row.seats] == [None, "easy", None]
     finally:
         store.close()

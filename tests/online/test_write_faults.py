@@ -227,7 +227,7 @@ async def test_a_join_that_cannot_be_written_keeps_the_seat_free(tmp_path: Path)
         assert room.row.status == "playing"
         stored = store.load(room.id)
         assert stored is not None
-        assert [s["name"] for s in stored.seats] == ["Ana", "Ben", "Cy"]
+        assert [s.name for s in stored.seats] == ["Ana", "Ben", "Cy"]
     finally:
         await lobby.close()
         store.close()

@@ -286,18 +286,23 @@ def inspect_table(
                    f"{type(exc).__name__}", err=True)
         raise typer.Exit(1) from None
     try:
-        row = store.row(table_id)
+        try:
+            row = store.row(table_id)
+        except ValueError as exc:  # its settings or seats are not what any release wrote
+            typer.echo(f"table {printable(table_id)}: its row cannot be read")
+            typer.echo(f"damaged: {one_line(str(exc))}")
+            raise typer.Exit(1) from None
         if row is None:
             typer.echo(f"minodice table: no table {printable(table_id)!r} in {path}", err=True)
             raise typer.Exit(1)
         texts = store.event_texts(table_id)
         s = row.settings
         when = datetime.fromtimestamp(row.created_at / 1000, UTC).strftime("%Y-%m-%d %H:%M")
-        typer.echo(f"table {row.id}: {row.status}, {s.get('players')} players "
-                   f"({s.get('edition')}, {s.get('variant')}), created {when} UTC")
+        typer.echo(f"table {row.id}: {row.status}, {s.players} players "
+                   f"({s.edition}, {s.variant}), created {when} UTC")
         for i, seat in enumerate(row.seats):
-            who = f"bot {seat.get('bot')}" if seat.get("bot") else "person"
-            name = printable(str(seat.get("name"))) if seat.get("name") else "(free)"
+            who = f"bot {seat.bot}" if seat.bot else "person"
+            name = printable(seat.name) if seat.name else "(free)"
             typer.echo(f"  seat {i + 1}: {name} ({who})")
         typer.echo(f"log: {len(texts)} events, seq {row.seq}")
         problem = ""

@@ -64,6 +64,7 @@ from minodice.server.protocol import (
 )
 from minodice.server.replays import ANALYSIS_TIMEOUT, Analyses, add_routes
 from minodice.server.room import Room, Settings, token_hash
+from minodice.server.rows import Seat
 from minodice.server.store import Store
 from minodice.server.web import (
     PAGE_HEADERS,
@@ -879,11 +880,11 @@ async def _serve_elsewhere(websocket: WebSocket, cluster: Cluster, table_id: str
         await conn.close()
 
 
-def seat_of_row(seats: list[dict[str, Any]], token: str) -> int | None:
+def seat_of_row(seats: list[Seat], token: str) -> int | None:
     """The seat a token opens among stored ``seats`` (as :meth:`Lobby.seat_of`)."""
     digest = token_hash(token)
     for i, seat in enumerate(seats):
-        stored = seat.get("token_hash")
+        stored = seat.token_hash
         if stored and secrets.compare_digest(stored, digest):
             return i
     return None

@@ -26,6 +26,7 @@ from minodice.bots.protocol import BUILTIN_BOTS
 from minodice.core.fair import SCHEME_2, SEED_MAX, commitment, first_starter, seed_hash
 from minodice.server.botpool import BotPool
 from minodice.server.room import Room, Settings, bot_seat_names, token_hash
+from minodice.server.rows import Seat, TableSettings
 from minodice.server.store import Store, StoreError, TableRow, now_ms
 from minodice.text.safe import one_line
 
@@ -61,7 +62,7 @@ def clean_name(name: str) -> str:
     return name
 
 
-def check_seed(client_seed: str | None, client_seed_hash: str | None) -> dict[str, Any]:
+def check_seed(client_seed: str | None, client_seed_hash: str | None) -> dict[str, str | None]:
     """A joining seat's seed fields: ``client_seed`` None and ``seed_hash`` while committed
     only (fair-2); the seed and its hash when sent plain (or ``""`` when sent none)."""
     if client_seed is not None and client_seed_hash is not None:
@@ -236,23 +237,18 @@ class Lobby:
             raise ApiError(503, "busy", f"{self.max_waiting} tables are waiting for players "
                            "already: join one, or try again later")
         names = iter(bot_seat_names([]))
-        seats: list[dict[str, Any]] = []
-        for i, level in enumerate(levels):
-            # A bot's seed is "": the server's own part is its committed seed already.
-            seat: dict[str, Any] = {"name": None, "bot": level, "client_seed": ""}
-            if level is not None:
-                seat["name"] = next(names)
-            if held is not None and held[i] is not None:
-                seat["held_for"] = held[i]
-            seats.append(seat)
+        # A bot's seed is "" (the default): the server's own part is its committed seed.
+        seats = [Seat(name=next(names) if level is not None else None, bot=level,
+                      held_for=held[i] if held is not None else None)
+                 for i, level in enumerate(levels)]
         server_seed = secrets.token_bytes(32)  # the OS's secure generator (PROTOCOL.md 1)
         host_token = secrets.token_urlsafe(24)
         row = TableRow(
             id=new_id(), created_at=now_ms(), status="waiting", public=public,
-            settings={"players": players, "edition": edition, "variant": variant,
-                      "turn_seconds": turn_seconds, "advisor": advisor, "fair": SCHEME_2,
-                      "first_starter": first_starter(server_seed, players),
-                      "rematch_of": rematch_of},
+            settings=TableSettings(
+                players=players, edition=edition, variant=variant, turn_seconds=turn_seconds,
+                advisor=advisor, fair=SCHEME_2,
+                first_starter=first_starter(server_seed, players), rematch_of=rematch_of),
             seats=seats, host_token_hash=token_hash(host_token),
             server_seed=server_seed.hex(), commit=commitment(server_seed), seq=1)
         epoch = None
@@ -298,23 +294,24 @@ class Lobby:
         async with room.lock:
             if room.row.status != "waiting":
                 raise ApiError(409, "conflict", "the game has started; watch it instead")
-            seats = [dict(s) for s in room.row.seats]
+            seats = list(room.row.seats)
             held = token_hash(rematch_token) if rematch_token else None
-            free = [i for i, s in enumerate(seats) if s.get("name") is None
-                    and (s.get("held_for") is None or s.get("held_for") == held)]
-            mine = [i for i in free if held is not None and seats[i].get("held_for") == held]
+            free = [i for i, s in enumerate(seats) if not s.taken
+                    and (s.held_for is None or s.held_for == held)]
+            mine = [i for i in free if held is not None and seats[i].held_for == held]
             if not free:
                 raise ApiError(409, "conflict", "no seat is free at this table")
             index = (mine or free)[0]
-            taken = {s.get("name") for s in seats if s.get("name")}
+            taken = {s.name for s in seats if s.name}
             seated = name
             suffix = 2
             while seated in taken:
                 seated = f"{name} {suffix}"
                 suffix += 1
             token = secrets.token_urlsafe(24)
-            seats[index].update(name=seated, token_hash=token_hash(token), **committed)
-            seats[index].pop("held_for", None)
+            seats[index] = seats[index].model_copy(update={
+                "name": seated, "token_hash": token_hash(token), "held_for": None,
+                **committed})
             try:  # the last seat: it and the first deal in one write, or the reveals
                 await room.take_seat(seats, index)
             except StoreError:
@@ -330,8 +327,8 @@ class Lobby:
         check_seed(client_seed, None)
         async with room.lock:
             row = room.row.seats[seat]
-            if row.get("client_seed") is not None:
-                if row.get("client_seed") == client_seed and row.get("seed_hash"):
+            if row.revealed:
+                if row.client_seed == client_seed and row.seed_hash:
                     return room  # told twice (a page reloaded): nothing changes
                 raise ApiError(409, "conflict", "your seat has no seed waiting to be revealed")
             if not room.revealing():
@@ -351,7 +348,7 @@ class Lobby:
         one who asked first may never come back, and the others must not be stranded."""
         room = self.room(table_id)
         is_host = secrets.compare_digest(token_hash(host_token), room.row.host_token_hash)
-        if not is_host and not (room.row.settings.get("rematch_of")
+        if not is_host and not (room.row.settings.rematch_of
                                 and self.seat_of(room, host_token) is not None):
             raise ApiError(403, "forbidden", "only the table's host can start it")
         if fill is not None and fill not in BUILTIN_BOTS:
@@ -363,14 +360,14 @@ class Lobby:
             if room.revealing():  # starting again must not move the reveal deadline
                 raise ApiError(409, "conflict", "every seat is taken; the game starts once "
                                "the seeds are revealed")
-            empty = [i for i, s in enumerate(room.row.seats) if s.get("name") is None]
+            empty = [i for i, s in enumerate(room.row.seats) if not s.taken]
             if empty and fill is None:
                 raise ApiError(409, "conflict", f"{len(empty)} seats are empty: give \"fill\"")
-            seats = [dict(s) for s in room.row.seats]
-            names = iter(bot_seat_names([s.get("name") for s in seats]))
+            seats = list(room.row.seats)
+            names = iter(bot_seat_names([s.name for s in seats]))
             for i in empty:
-                seats[i].update(name=next(names), bot=fill, client_seed="")
-                seats[i].pop("held_for", None)
+                seats[i] = seats[i].model_copy(update={
+                    "name": next(names), "bot": fill, "client_seed": "", "held_for": None})
             try:
                 await room.begin(seats)
             except StoreError:
@@ -381,7 +378,7 @@ class Lobby:
         """The seat a token opens, or None."""
         digest = token_hash(token)
         for i, seat in enumerate(room.row.seats):
-            stored = seat.get("token_hash")
+            stored = seat.token_hash
             if stored and secrets.compare_digest(stored, digest):
                 return i
         return None
@@ -431,11 +428,11 @@ class Lobby:
             log.warning("the public list could not be read: %s", _problem(exc))
             raise ApiError(503, "unavailable", "the list of tables cannot be read just now; "
                            "try again in a moment") from None
-        out = [{"table": row.id, "players": row.settings["players"],
-                "edition": row.settings["edition"], "variant": row.settings["variant"],
-                "seats_free": sum(1 for seat in row.seats if seat.get("name") is None),
+        out = [{"table": row.id, "players": row.settings.players,
+                "edition": row.settings.edition, "variant": row.settings.variant,
+                "seats_free": sum(1 for seat in row.seats if not seat.taken),
                 "url": f"/t/{row.id}",
-                "names": [seat["name"] for seat in row.seats if seat.get("name")]}
+                "names": [seat.name for seat in row.seats if seat.name]}
                for row in rows]
         cursor = f"{rows[-1].created_at}.{rows[-1].id}" if len(rows) == limit else None
         return json.dumps(out, separators=(",", ":")).encode(), cursor
@@ -460,8 +457,8 @@ class Lobby:
                 gone += 1
             elif room.seats_free():
                 s = room.row.settings
-                out.append({"table": room.id, "players": s["players"], "edition": s["edition"],
-                            "variant": s["variant"], "seats_free": room.seats_free(),
+                out.append({"table": room.id, "players": s.players, "edition": s.edition,
+                            "variant": s.variant, "seats_free": room.seats_free(),
                             "url": f"/t/{room.id}", "names": [
                                 p["name"] for p in room.players() if p["name"]]})
         cursor = str(self._listed[i - 1][0]) if i < len(self._listed) else None
@@ -492,12 +489,12 @@ class Lobby:
         async with room.lock:
             if room.row.rematch is None:
                 s = room.row.settings
-                held = [seat_row.get("token_hash") if seat_row.get("bot") is None else None
+                held = [seat_row.token_hash if seat_row.bot is None else None
                         for seat_row in room.row.seats]
                 new, host = await self.create(
-                    s["players"], s["edition"], s["variant"],
-                    [seat_row.get("bot") for seat_row in room.row.seats],
-                    s.get("turn_seconds"), False, s.get("advisor", True), held,
+                    s.players, s.edition, s.variant,
+                    [seat_row.bot for seat_row in room.row.seats],
+                    s.turn_seconds, False, s.advisor, held,
                     rematch_of=room.id)
                 try:
                     await room.set_rematch(new.id)
@@ -506,7 +503,7 @@ class Lobby:
             new = self.room(str(room.row.rematch))
         if seat is None:
             return new, None, "", host
-        name = str(room.row.seats[seat]["name"])
+        name = str(room.row.seats[seat].name)
         try:
             new_seat, new_token, _ = await self.join(new.id, name, client_seed, token,
                                                      client_seed_hash)

@@ -77,6 +77,7 @@ from minodice.server.protocol import (
     view_message,
     view_text,
 )
+from minodice.server.rows import Seat
 from minodice.server.store import (
     SINGLE_PROCESS_EPOCH,
     FencingError,
@@ -114,41 +115,38 @@ class Settings:
 
 def config_of(row: TableRow) -> GameConfig:
     s = row.settings
-    return GameConfig(s["players"], load_dice_set(s["edition"]), Variant(s["variant"]),
-                      s["first_starter"])
+    return GameConfig(s.players, load_dice_set(s.edition), Variant(s.variant), s.first_starter)
 
 
 def scheme_of(row: TableRow) -> str:
-    """Tables created before ``minodice-fair-2`` keep playing (and replaying) fair-1."""
-    return str(row.settings.get("fair", SCHEME_1))
+    return row.settings.fair
 
 
-def seeds_of(seats: list[dict[str, Any]]) -> list[str]:
+def seeds_of(seats: list[Seat]) -> list[str]:
     """The seats' seeds (``""`` for a seat whose committed seed is not revealed yet)."""
-    return [seat.get("client_seed") or "" for seat in seats]
+    return [seat.client_seed or "" for seat in seats]
 
 
-def fairness_of(row: TableRow, seats: list[dict[str, Any]] | None = None) -> Fairness:
+def fairness_of(row: TableRow, seats: list[Seat] | None = None) -> Fairness:
     """The table's fairness key (secret until the game is over), with ``seats`` if given."""
     seats = row.seats if seats is None else seats
     server_seed = bytes.fromhex(row.server_seed)
     if scheme_of(row) == SCHEME_1:
         return Fairness(row.commit, server_seed, tuple(seeds_of(seats)))
     return Fairness(row.commit, server_seed, tuple(seeds_of(seats)), SCHEME_2, row.id,
-                    tuple(str(seat.get("seed_hash") or seed_hash("")) for seat in seats),
-                    tuple(i for i, seat in enumerate(seats) if seat.get("replaced")))
+                    tuple(seat.committed_hash for seat in seats),
+                    tuple(i for i, seat in enumerate(seats) if seat.replaced))
 
 
-def new_table_of(row: TableRow, seats: list[dict[str, Any]] | None = None) -> Table:
+def new_table_of(row: TableRow, seats: list[Seat] | None = None) -> Table:
     """A stored table's game before its first deal (with ``seats`` instead of the row's)."""
     seats = row.seats if seats is None else seats
-    if len(seats) != row.settings["players"]:
-        raise ValueError(f"{len(seats)} seats stored for {row.settings['players']} players")
+    if len(seats) != row.settings.players:
+        raise ValueError(f"{len(seats)} seats stored for {row.settings.players} players")
     fair = fairness_of(row, seats)
     s = row.settings
-    binding = Binding(row.id, s["edition"], s["variant"],
-                      tuple(str(seat["name"]) for seat in seats))
-    specs = [SeatSpec(seat["name"], seat.get("bot")) for seat in seats]
+    binding = Binding(row.id, s.edition, s.variant, tuple(str(seat.name) for seat in seats))
+    specs = [SeatSpec(str(seat.name), seat.bot) for seat in seats]
     chance = FairChance(fair.key(binding), scheme=fair.scheme)
     return Table(config_of(row), specs, chance, bot_seed=secrets.token_hex(8))
 
@@ -199,7 +197,7 @@ class Room:
 
     @property
     def n(self) -> int:
-        return int(self.row.settings["players"])
+        return self.row.settings.players
 
     @property
     def table(self) -> Table | None:
@@ -239,7 +237,7 @@ class Room:
         s = self.settings
         return Driver(
             table, PoolRunner(self.pool), scheduler=self.scheduler, commit=self._write_move,
-            clocks=Clocks(turn_seconds=self.row.settings.get("turn_seconds") or None,
+            clocks=Clocks(turn_seconds=self.row.settings.turn_seconds or None,
                           grace=s.grace, bot_delay=s.bot_delay, retry_after=RETRY_AFTER),
             stand_in=s.stand_in, on_bot_error=RANDOM, listeners=[self._on_event],
             lock=self.lock, on_change=self.broadcast)
@@ -259,7 +257,7 @@ class Room:
     def _watch_absent(self, driver: Driver, now: float | None = None) -> None:
         """Every person not connected is away (since ``now``, or since they left)."""
         for seat in range(self.n):
-            if self.row.seats[seat].get("name") is not None and \
+            if self.row.seats[seat].taken and \
                     not self.presence.connected(seat):
                 driver.away(seat, now if now is not None else self.presence.away_since[seat])
 
@@ -269,10 +267,10 @@ class Room:
         driver = self.driver
         out = []
         for i, seat in enumerate(self.row.seats):
-            bot = seat.get("bot")
+            bot = seat.bot
             standing_in = driver is not None and driver.kind(i) is SeatKind.STAND_IN
             out.append({
-                "name": seat.get("name"),
+                "name": seat.name,
                 "bot": bot,
                 "connected": bot is not None or self.presence.connected(i),
                 "autoplay": self.settings.stand_in if standing_in and bot is None else None,
@@ -280,15 +278,15 @@ class Room:
         return out
 
     def seats_free(self) -> int:
-        return sum(1 for seat in self.row.seats if seat.get("name") is None)
+        return sum(1 for seat in self.row.seats if not seat.taken)
 
     def info(self) -> dict[str, Any]:
         s = self.row.settings
         return {"table": self.id, "status": self.row.status, "players": self.players(),
-                "edition": s["edition"], "variant": s["variant"],
-                "turn_seconds": s.get("turn_seconds"), "commit": self.row.commit,
+                "edition": s.edition, "variant": s.variant,
+                "turn_seconds": s.turn_seconds, "commit": self.row.commit,
                 "public": self.row.public, "seats_free": self.seats_free(),
-                "url": f"/t/{self.id}", "advisor": s.get("advisor", True),
+                "url": f"/t/{self.id}", "advisor": s.advisor,
                 "rematch": self.row.rematch}
 
     def fairness(self) -> Fairness:
@@ -296,7 +294,7 @@ class Room:
 
     def facts(self) -> TableFacts:
         s = self.row.settings
-        extra: dict[str, Any] = {"advisor": s.get("advisor", True), "rematch": self.row.rematch,
+        extra: dict[str, Any] = {"advisor": s.advisor, "rematch": self.row.rematch,
                                  "public": self.row.public}
         if self.row.status == "finished":
             extra["fairness"] = self.fairness().to_json()  # revealed once the game is over
@@ -310,8 +308,8 @@ class Room:
         table = self.table
         to_act = table.to_act() if table is not None else []
         deadline = int(self.deadline * 1000) if self.deadline is not None else None
-        return TableFacts(self.id, self.row.status, s["edition"], s["variant"], self.players(),
-                          s.get("turn_seconds"), self.row.commit, to_act, deadline, extra)
+        return TableFacts(self.id, self.row.status, s.edition, s.variant, self.players(),
+                          s.turn_seconds, self.row.commit, to_act, deadline, extra)
 
     def view_text(self, seat: int | None, facts: TableFacts | None = None) -> str:
         facts = facts or self.facts()
@@ -402,14 +400,14 @@ class Room:
 
     # -- seats and the start (called under the room's lock) ---------------------------------
 
-    async def take_seat(self, seats: list[dict[str, Any]], index: int) -> None:
+    async def take_seat(self, seats: list[Seat], index: int) -> None:
         """``seats`` with ``index`` newly taken: written, and if it was the last free seat
         the game starts in the same write (or asks for the committed seeds). Raises
         :class:`StoreError` and changes nothing if it cannot be written. The person's
         grace period runs from now until they connect."""
         if not self.presence.connected(index):  # (before the deal, which starts the clocks)
             self.presence.away_since[index] = self.scheduler.now()
-        if any(s.get("name") is None for s in seats):
+        if not all(s.taken for s in seats):
             await self._commit(seats=seats)
         else:
             await self.begin(seats)
@@ -430,7 +428,7 @@ class Room:
         async with self.lock:
             return await self._start_stranded()
 
-    async def start(self, seats: list[dict[str, Any]] | None = None,
+    async def start(self, seats: list[Seat] | None = None,
                     stand_ins: Sequence[int] = ()) -> None:
         """Deal the first round (all seats are taken), with the new ``seats`` if given in
         the same write; the stand-in plays for ``stand_ins`` from the start. Call under
@@ -469,17 +467,17 @@ class Room:
 
     # -- fair-2: every seat commits to its seed, then all reveal -----------------------------
 
-    def pending_reveals(self, seats: list[dict[str, Any]] | None = None) -> list[int]:
+    def pending_reveals(self, seats: list[Seat] | None = None) -> list[int]:
         """The seats whose committed seed is not revealed yet (``client_seed`` None)."""
         return [i for i, seat in enumerate(self.row.seats if seats is None else seats)
-                if seat.get("name") is not None and seat.get("client_seed", "") is None]
+                if seat.taken and not seat.revealed]
 
     def revealing(self) -> bool:
         """Every seat is taken and committed; the game waits for seeds to be revealed."""
         return (self.row.status == "waiting" and self.seats_free() == 0
                 and bool(self.pending_reveals()))
 
-    async def begin(self, seats: list[dict[str, Any]]) -> None:
+    async def begin(self, seats: list[Seat]) -> None:
         """Every seat of ``seats`` is taken (under lock): start, or first ask for the seeds
         committed by hash, until ``reveal_seconds`` from now. :class:`StoreError` and no
         change if it cannot be written."""
@@ -510,10 +508,10 @@ class Room:
         """A seat's seed, checked against its hash; the last one starts the game (under
         lock). ``ValueError`` with a sentence if it does not match; :class:`StoreError`
         and no change if it cannot be written."""
-        if seed_hash(client_seed) != self.row.seats[seat].get("seed_hash"):
+        if seed_hash(client_seed) != self.row.seats[seat].seed_hash:
             raise ValueError("this seed does not match the hash your seat committed to")
-        seats = [dict(s) for s in self.row.seats]
-        seats[seat]["client_seed"] = client_seed
+        seats = list(self.row.seats)
+        seats[seat] = seats[seat].model_copy(update={"client_seed": client_seed})
         if self.pending_reveals(seats):
             await self._commit(seats=seats)
             return
@@ -527,14 +525,15 @@ class Room:
             self._reveal_timer = None
             if self.closed or not self.revealing():
                 return
-            seats = [dict(s) for s in self.row.seats]
+            seats = list(self.row.seats)
             server_seed = bytes.fromhex(self.row.server_seed)
             late = self.pending_reveals()
             for i in late:
-                seats[i].update(client_seed=replacement_seed(server_seed, i), replaced=True)
+                seats[i] = seats[i].model_copy(update={
+                    "client_seed": replacement_seed(server_seed, i), "replaced": True})
             try:
                 await self.start(seats=seats,
-                                 stand_ins=[i for i in late if seats[i].get("bot") is None])
+                                 stand_ins=[i for i in late if seats[i].bot is None])
             except StoreError:
                 self.arm_reveal(self.scheduler.now() + RETRY_AFTER)  # try again, later
                 return
@@ -614,7 +613,7 @@ class Room:
         if conn.seat is None:
             conn.send(dumps(error_message("forbidden", "spectators cannot chat")))
             return
-        line = {"type": "chat", "seat": conn.seat, "name": self.row.seats[conn.seat]["name"],
+        line = {"type": "chat", "seat": conn.seat, "name": self.row.seats[conn.seat].name,
                 "text": msg.text, "at": int(self.scheduler.now() * 1000)}
         self.presence.say(line, dumps(line))
 

@@ -62,6 +62,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
+from minodice.server.rows import Seat, TableSettings, load_seats, stored_seats
+
 log = logging.getLogger("minodice.server")
 
 metadata = MetaData()
@@ -152,8 +154,8 @@ class TableRow:
     created_at: int
     status: str
     public: bool
-    settings: dict[str, Any]
-    seats: list[dict[str, Any]]
+    settings: TableSettings
+    seats: list[Seat]
     host_token_hash: str
     server_seed: str
     commit: str
@@ -404,7 +406,7 @@ class Store:
                                      .limit(limit)).mappings().all()
                 for found in batch:
                     row = _row(found, [])
-                    if any(seat.get("name") is None for seat in row.seats):
+                    if not all(seat.taken for seat in row.seats):
                         out.append(row)
                         if len(out) == limit:
                             break
@@ -544,7 +546,8 @@ def engine_url(url: str) -> str:
 def _insert(conn: Connection, row: TableRow) -> None:
     conn.execute(insert(tables).values(
         id=row.id, created_at=row.created_at, status=row.status, public=row.public,
-        settings=row.settings, seats=row.seats, host_token_hash=row.host_token_hash,
+        settings=row.settings.stored(), seats=stored_seats(row.seats),
+        host_token_hash=row.host_token_hash,
         server_seed=row.server_seed, commit=row.commit, seq=row.seq, events=0,
         rematch=row.rematch, epoch=row.epoch))
 
@@ -552,6 +555,10 @@ def _insert(conn: Connection, row: TableRow) -> None:
 def _save(conn: Connection, table_id: str, events_json: list[str], first: int,
           fields: dict[str, Any], epoch: int) -> None:
     fields = dict(fields)
+    if "settings" in fields:
+        fields["settings"] = TableSettings.stored(fields["settings"])
+    if "seats" in fields:
+        fields["seats"] = stored_seats(fields["seats"])
     if events_json and "seq" not in fields:
         raise ValueError("events are written with the next seq (the fence checks it)")
     if events_json:
@@ -580,9 +587,13 @@ def _save(conn: Connection, table_id: str, events_json: list[str], first: int,
 
 
 def _row(row: Any, log: list[dict[str, Any]]) -> TableRow:
+    """A stored row as this release reads it (``ValueError`` for settings or seats that
+    are not what any release wrote; missing fields take their defaults, see rows.py)."""
+    seats = load_seats(row["seats"])
     return TableRow(
         id=row["id"], created_at=row["created_at"], status=row["status"],
-        public=bool(row["public"]), settings=dict(row["settings"]), seats=list(row["seats"]),
+        public=bool(row["public"]), settings=TableSettings.load(row["settings"], len(seats)),
+        seats=seats,
         host_token_hash=row["host_token_hash"], server_seed=row["server_seed"],
         commit=row["commit"], seq=row["seq"], events=row["events"], rematch=row["rematch"],
         log=log, epoch=row.get("epoch", SINGLE_PROCESS_EPOCH))
