@@ -140,11 +140,11 @@ async def test_a_rematch_has_seeds_and_a_host_who_can_start_it(lobby: Lobby) -> 
     with pytest.raises(ApiError, match="host"):
         await lobby.start(new.id, token_b, "easy")  # Ben's old token is not a host's
     await lobby.start(new.id, host, "easy")
-    assert new.revealing(), "the filled table waits for Ana's seed, committed by hash"
-    deadline = new.reveal_deadline
+    assert new.reveals.active(), "the filled table waits for Ana's seed, committed by hash"
+    deadline = new.reveals.deadline
     with pytest.raises(ApiError, match="starts once the seeds are revealed"):
         await lobby.start(new.id, host, "easy")
-    assert new.reveal_deadline == deadline
+    assert new.reveals.deadline == deadline
     await lobby.reveal(new.id, token, "ana again")
     record = await finished(new)
     assert record["fairness"]["client_seeds"][seat] == "ana again"
@@ -271,7 +271,7 @@ async def test_a_restarted_server_still_waits_for_the_reveals(tmp_path: Path) ->
     try:
         assert await again.resume_all() == 1
         resumed = again.room(room.id)
-        assert resumed.revealing()
+        assert resumed.reveals.active()
         assert last_view(resumed, None)["reveal"]["pending"] == [1]
         await again.reveal(room.id, token_b, "b")
         assert resumed.row.status == "playing"
@@ -313,7 +313,7 @@ async def test_a_reveal_that_cannot_be_written_changes_nothing(tmp_path: Path) -
         store.failing = True
         with pytest.raises(ApiError, match="could not save"):
             await lobby.reveal(room.id, token_b, "b")
-        assert room.revealing()
+        assert room.reveals.active()
         assert room.row.seq == seq
         assert room.table is None
         store.failing = False

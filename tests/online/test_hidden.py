@@ -185,7 +185,7 @@ def check_message(probe: Probe, conn: FakeConn, text: str) -> dict[str, Any]:
 def check_view(room: Room, conn: FakeConn, message: dict[str, Any]) -> None:
     view = message["view"]
     seat = conn.seat
-    n = room.n
+    n = room.row.settings.players
     assert message["seq"] == room.row.seq
     assert message["seq"] > conn.last_seq, "seq did not grow"
     conn.last_seq = message["seq"]

@@ -100,7 +100,7 @@ def test_any_subset_of_an_old_rows_fields_loads_with_the_defaults(
     assert info["turn_seconds"] == old_settings.get("turn_seconds")
     assert info["edition"] == old_settings.get("edition", "mino")
     assert info["seats_free"] == sum(1 for s in old_seats if s.get("name") is None)
-    assert room.pending_reveals() == [
+    assert room.reveals.pending() == [
         i for i, s in enumerate(old_seats)
         if s.get("name") is not None and "client_seed" in s and s["client_seed"] is None]
 

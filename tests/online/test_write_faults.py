@@ -253,16 +253,16 @@ async def test_a_connection_that_fails_to_open_leaves_no_ghost(tmp_path: Path) -
         store.failing = False
         with pytest.raises(ConnectionResetError):
             await room.connect(BrokenConn(1))
-        assert room.online[1] == 0
+        assert room.presence.online[1] == 0
         assert room.players()[1]["connected"] is False
         assert room.driver is not None
         assert room.driver.is_away(1), "the stand-in's grace period did not start"
-        for opened in list(room.conns):
+        for opened in list(room.presence.conns):
             await room.disconnect(opened)
-        assert room.online == [0, 0, 0]
+        assert room.presence.online == [0, 0, 0]
         assert not any(p["connected"] for p in room.players())
         await room.disconnect(conns[0])  # a second close of the same connection: no effect
-        assert room.online == [0, 0, 0]
+        assert room.presence.online == [0, 0, 0]
     finally:
         await lobby.close()
         store.close()

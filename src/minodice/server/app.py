@@ -719,7 +719,8 @@ class ChatGuard:
     address: str
 
     def allow(self, room: Room, seat: int) -> bool:
-        return room.chat_allowed(seat, time.monotonic()) and self.limits.allow(self.address)
+        return (room.presence.chat_allowed(seat, time.monotonic())
+                and self.limits.allow(self.address))
 
 
 class _QuietProtocolErrors(logging.Filter):

@@ -331,11 +331,11 @@ class Lobby:
                 if row.client_seed == client_seed and row.seed_hash:
                     return room  # told twice (a page reloaded): nothing changes
                 raise ApiError(409, "conflict", "your seat has no seed waiting to be revealed")
-            if not room.revealing():
+            if not room.reveals.active():
                 raise ApiError(409, "conflict", "seeds are revealed once every seat is taken "
                                "and committed; not yet")
             try:
-                await room.reveal(seat, client_seed)
+                await room.reveals.reveal(seat, client_seed)
             except ValueError as exc:
                 raise ApiError(400, "bad_request", str(exc)) from None
             except StoreError:
@@ -357,7 +357,7 @@ class Lobby:
         async with room.lock:
             if room.row.status != "waiting":
                 raise ApiError(409, "conflict", f"the game is already {room.row.status}")
-            if room.revealing():  # starting again must not move the reveal deadline
+            if room.reveals.active():  # starting again must not move the reveal deadline
                 raise ApiError(409, "conflict", "every seat is taken; the game starts once "
                                "the seeds are revealed")
             empty = [i for i, s in enumerate(room.row.seats) if not s.taken]
@@ -533,12 +533,13 @@ class Lobby:
         fails stays as it was, and is tried again next time)."""
         now = self.settings.clock()
         gone = [room for room in self.rooms.values()
-                if room.row.status == "waiting" and not room.conns and not room.lock.locked()
+                if room.row.status == "waiting" and not room.presence.conns
+                and not room.lock.locked()
                 and now - room.last_active >= self.expire_waiting]
         count = 0
         for room in gone:
             async with room.lock:
-                if room.row.status != "waiting" or room.conns:
+                if room.row.status != "waiting" or room.presence.conns:
                     continue  # someone came while the others were written
                 try:
                     await room.set_status(EXPIRED)

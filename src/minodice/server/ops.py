@@ -108,7 +108,7 @@ class ServerCollector(Collector):
         connections = 0
         for room in list(self.lobby.rooms.values()):
             counts[room.row.status] = counts.get(room.row.status, 0) + 1
-            connections += len(room.conns)
+            connections += len(room.presence.conns)
         for status in ("waiting", "playing", "finished"):
             counts.setdefault(status, 0)
         for status, count in sorted(counts.items()):

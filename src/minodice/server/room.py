@@ -12,7 +12,9 @@ take the fork and send each connection a view built from its own seat's
 counted by a :class:`~minodice.server.presence.Presence`.
 
 Before the first deal there is no driver: seats are taken and, for ``minodice-fair-2``,
-their committed seeds revealed (or replaced when late); the last of these writes deals.
+their committed seeds revealed (or replaced when late: a
+:class:`~minodice.server.reveal.RevealPhase` of the room's, which writes through the
+room); the last of these writes deals.
 """
 
 from __future__ import annotations
@@ -30,14 +32,7 @@ from typing import Any
 from minodice.core.actions import Action, parse_action
 from minodice.core.dice import load_dice_set
 from minodice.core.errors import IllegalActionError
-from minodice.core.fair import (
-    SCHEME_1,
-    SCHEME_2,
-    Binding,
-    Fairness,
-    replacement_seed,
-    seed_hash,
-)
+from minodice.core.fair import SCHEME_1, SCHEME_2, Binding, Fairness
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig
 from minodice.play.driver import (
@@ -51,7 +46,6 @@ from minodice.play.driver import (
     Scheduler,
     SeatKind,
     StandingIn,
-    Timer,
 )
 from minodice.play.runners import PoolRunner
 from minodice.play.table import (
@@ -77,6 +71,7 @@ from minodice.server.protocol import (
     view_message,
     view_text,
 )
+from minodice.server.reveal import RevealPhase
 from minodice.server.rows import Seat
 from minodice.server.store import (
     SINGLE_PROCESS_EPOCH,
@@ -88,7 +83,7 @@ from minodice.server.store import (
 
 log = logging.getLogger("minodice.server")
 
-RETRY_AFTER = 1.0  # seconds before a bot's or the clock's move whose write failed is tried again
+RETRY_AFTER = 1.0  # seconds before a move (or a reveal's end) whose write failed is tried again
 
 
 def token_hash(token: str) -> str:
@@ -174,15 +169,15 @@ class Room:
         self.settings = settings
         self.scheduler = settings.make_scheduler()
         self.lock = asyncio.Lock()  # the driver's too: one change of the table at a time
-        self.presence = Presence(self.n, self.scheduler.now())
+        self.presence = Presence(row.settings.players, self.scheduler.now())
         self.driver: Driver | None = None  # from the first deal on
         self.last_active = self.scheduler.now()  # a connection came or went, a move was made
         self._tasks: set[asyncio.Task[None]] = set()
         # The finished rounds as JSON text, built once a round (public, the same for every
         # view; a string also costs the garbage collector nothing to look at).
         self._history: tuple[int, str] = (-1, "[]")
-        self._reveal_timer: Timer | None = None
-        self.reveal_deadline: float | None = None
+        self.reveals = RevealPhase(self, self.scheduler, lambda: settings.reveal_seconds,
+                                   RETRY_AFTER)
         self._start_fields: dict[str, Any] = {}  # written with the first deal
         self._quiet = False  # stand-ins set for the first deal: its own write shows them
         self.closed = False
@@ -196,37 +191,10 @@ class Room:
     # -- set-up and restore ----------------------------------------------------------------
 
     @property
-    def n(self) -> int:
-        return self.row.settings.players
-
-    @property
     def table(self) -> Table | None:
         """The game, once dealt (``None`` while seats are taken and seeds revealed)."""
         driver = self.driver
         return driver.table if driver is not None and driver.table.started else None
-
-    @property
-    def deadline(self) -> float | None:
-        """When the current decision's clock runs out (``None``: no clock)."""
-        return self.driver.deadline if self.driver is not None else None
-
-    @property
-    def conns(self) -> list[Sender]:
-        return self.presence.conns
-
-    @property
-    def online(self) -> list[int]:
-        return self.presence.online
-
-    def config(self) -> GameConfig:
-        return config_of(self.row)
-
-    @property
-    def scheme(self) -> str:
-        return scheme_of(self.row)
-
-    def client_seeds(self) -> list[str]:
-        return seeds_of(self.row.seats)
 
     def _rebuild(self) -> None:
         """The table again from its logged events (after a restart, or for a record)."""
@@ -247,8 +215,8 @@ class Room:
         seats still to reveal a whole period again, start every person's grace period
         (nobody is connected yet), arm the clock and let the bots act."""
         await self.start_if_full()
-        if self.revealing():
-            self.arm_reveal()
+        if self.reveals.active():
+            self.reveals.arm()
         driver = self.driver
         if driver is not None and not self.closed:
             self._watch_absent(driver, self.scheduler.now())
@@ -256,7 +224,7 @@ class Room:
 
     def _watch_absent(self, driver: Driver, now: float | None = None) -> None:
         """Every person not connected is away (since ``now``, or since they left)."""
-        for seat in range(self.n):
+        for seat in range(self.row.settings.players):
             if self.row.seats[seat].taken and \
                     not self.presence.connected(seat):
                 driver.away(seat, now if now is not None else self.presence.away_since[seat])
@@ -298,16 +266,13 @@ class Room:
                                  "public": self.row.public}
         if self.row.status == "finished":
             extra["fairness"] = self.fairness().to_json()  # revealed once the game is over
-        elif self.revealing() and self.reveal_deadline is not None:
-            # Every commitment, published before any seed is revealed: a page keeps them
-            # and checks the record against them (a server cannot swap one in later).
-            extra["reveal"] = {
-                "pending": self.pending_reveals(),
-                "deadline": int(self.reveal_deadline * 1000),
-                "seed_hashes": list(self.fairness().seed_hashes)}
+        elif (reveal := self.reveals.facts()) is not None:
+            extra["reveal"] = reveal
         table = self.table
         to_act = table.to_act() if table is not None else []
-        deadline = int(self.deadline * 1000) if self.deadline is not None else None
+        driver = self.driver
+        clock = driver.deadline if driver is not None else None
+        deadline = int(clock * 1000) if clock is not None else None
         return TableFacts(self.id, self.row.status, s.edition, s.variant, self.players(),
                           s.turn_seconds, self.row.commit, to_act, deadline, extra)
 
@@ -329,7 +294,7 @@ class Room:
         table = self.table
         assert table is not None
         extra: dict[str, Any] = {"fairness": self.fairness().to_json()}
-        if self.scheme == SCHEME_2 and table.is_over():
+        if scheme_of(self.row) == SCHEME_2 and table.is_over():
             extra["totals"] = list(table.view(None).totals)
         return table.record(extra)
 
@@ -382,6 +347,10 @@ class Room:
         await self._write(events, **fields)
         if not self._start_fields:
             ops.action_applied()  # a decision, a person's or a bot's (not the deal)
+
+    async def write_seats(self, seats: list[Seat]) -> None:
+        """New seats written, then shown (:class:`StoreError` and no change if not)."""
+        await self._commit(seats=seats)
 
     async def _commit(self, **fields: Any) -> None:
         """Persist a change of the row, not of the game (seats, presence, a rematch), then
@@ -457,7 +426,7 @@ class Room:
     async def _start_stranded(self) -> bool:
         """Under lock: start a stranded table (see :meth:`start_if_full`). A table whose
         seeds are being revealed is not stranded: it waits for them."""
-        if self.row.status != "waiting" or self.seats_free() or self.pending_reveals():
+        if self.row.status != "waiting" or self.seats_free() or self.reveals.pending():
             return False
         try:
             await self.start()
@@ -465,85 +434,14 @@ class Room:
             return False  # still stranded: the next connection tries again
         return True
 
-    # -- fair-2: every seat commits to its seed, then all reveal -----------------------------
-
-    def pending_reveals(self, seats: list[Seat] | None = None) -> list[int]:
-        """The seats whose committed seed is not revealed yet (``client_seed`` None)."""
-        return [i for i, seat in enumerate(self.row.seats if seats is None else seats)
-                if seat.taken and not seat.revealed]
-
-    def revealing(self) -> bool:
-        """Every seat is taken and committed; the game waits for seeds to be revealed."""
-        return (self.row.status == "waiting" and self.seats_free() == 0
-                and bool(self.pending_reveals()))
-
     async def begin(self, seats: list[Seat]) -> None:
         """Every seat of ``seats`` is taken (under lock): start, or first ask for the seeds
-        committed by hash, until ``reveal_seconds`` from now. :class:`StoreError` and no
-        change if it cannot be written."""
-        if not self.pending_reveals(seats):
+        committed by hash (:class:`~minodice.server.reveal.RevealPhase`).
+        :class:`StoreError` and no change if it cannot be written."""
+        if self.reveals.pending(seats):
+            await self.reveals.open(seats)
+        else:
             await self.start(seats=seats)
-            return
-        # set before the write, so that the views it sends ask for the seeds
-        self.reveal_deadline = self.scheduler.now() + self.settings.reveal_seconds
-        try:
-            await self._commit(seats=seats)
-        except StoreError:
-            self.reveal_deadline = None
-            raise
-        self.arm_reveal(self.reveal_deadline)
-
-    def arm_reveal(self, deadline: float | None = None) -> None:
-        """The reveal deadline (by default from now: a restarted server gives a whole
-        period again), and the timer that replaces the seeds not revealed by then."""
-        if self._reveal_timer is not None:
-            self._reveal_timer.cancel()
-        now = self.scheduler.now()
-        self.reveal_deadline = deadline or now + self.settings.reveal_seconds
-        self._reveal_timer = self.scheduler.call_later(
-            max(0.0, self.reveal_deadline - now),
-            lambda: self._spawn(self._reveal_timed_out()))
-
-    async def reveal(self, seat: int, client_seed: str) -> None:
-        """A seat's seed, checked against its hash; the last one starts the game (under
-        lock). ``ValueError`` with a sentence if it does not match; :class:`StoreError`
-        and no change if it cannot be written."""
-        if seed_hash(client_seed) != self.row.seats[seat].seed_hash:
-            raise ValueError("this seed does not match the hash your seat committed to")
-        seats = list(self.row.seats)
-        seats[seat] = seats[seat].model_copy(update={"client_seed": client_seed})
-        if self.pending_reveals(seats):
-            await self._commit(seats=seats)
-            return
-        await self.start(seats=seats)
-        self._stop_reveal()
-
-    async def _reveal_timed_out(self) -> None:
-        """Seats that did not reveal get the seed the server seed fixes, are recorded as
-        replaced, and are played by the stand-in until their person comes back."""
-        async with self.lock:
-            self._reveal_timer = None
-            if self.closed or not self.revealing():
-                return
-            seats = list(self.row.seats)
-            server_seed = bytes.fromhex(self.row.server_seed)
-            late = self.pending_reveals()
-            for i in late:
-                seats[i] = seats[i].model_copy(update={
-                    "client_seed": replacement_seed(server_seed, i), "replaced": True})
-            try:
-                await self.start(seats=seats,
-                                 stand_ins=[i for i in late if seats[i].bot is None])
-            except StoreError:
-                self.arm_reveal(self.scheduler.now() + RETRY_AFTER)  # try again, later
-                return
-            self._stop_reveal()
-
-    def _stop_reveal(self) -> None:
-        if self._reveal_timer is not None:
-            self._reveal_timer.cancel()
-            self._reveal_timer = None
-        self.reveal_deadline = None
 
     # -- a person's messages ---------------------------------------------------------------
 
@@ -605,10 +503,6 @@ class Room:
             return error_message("stale", f"turn {msg.turn} is over for you")
         return error_message("not_your_turn", "the game waits for another player")
 
-    def chat_allowed(self, seat: int, now: float) -> bool:
-        """Whether ``seat`` may send a chat line now (see :meth:`Presence.chat_allowed`)."""
-        return self.presence.chat_allowed(seat, now)
-
     async def on_chat(self, conn: Sender, msg: Chat) -> None:
         if conn.seat is None:
             conn.send(dumps(error_message("forbidden", "spectators cannot chat")))
@@ -669,7 +563,7 @@ class Room:
 
     def _on_event(self, event: DriverEvent) -> None:
         if isinstance(event, StandingIn) and not self._quiet:
-            self._spawn(self._stood_in(event.seat))
+            self.spawn(self._stood_in(event.seat))
         elif isinstance(event, BotFailed):
             self.pool.failures += 1
             log.warning("table %s: %s; playing at random", self.id, event.error)
@@ -698,7 +592,8 @@ class Room:
                 driver.stand_in_now(seat)
             return True
 
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` as one of the room's tasks (cancelled and awaited at its close)."""
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -741,7 +636,7 @@ class Room:
         self.closed = True
         if self.driver is not None:
             self.driver.close()
-        self._stop_reveal()
+        self.reveals.stop()
         for task in list(self._tasks):
             task.cancel()
 
