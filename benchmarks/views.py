@@ -13,17 +13,25 @@ already built as a dict — the cost of writing the JSON alone, which every way 
 a view pays. The ratio (build and write / write alone) is what to compare between two
 versions; absolute times depend on the machine.
 
-Run: ``python benchmarks/views.py [--games 8] [--repeat 5]``.
+``--against OTHER/src/minodice/server/protocol.py`` also times another checkout's
+``view_text`` (``git archive`` one) over the same views, interleaved with this one's in the
+same run, and prints the ratio of the two: on a busy machine the times of separate runs
+differ more than the versions do.
+
+Run: ``python benchmarks/views.py [--games 8] [--repeat 5] [--against FILE]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
+import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from minodice.core.view import SeatView
 from minodice.play.table import Table, new_table
@@ -42,7 +50,8 @@ def moments(games: int) -> list[Moment]:
         table: Table = new_table(players, [f"P{i}" for i in range(players)],
                                  ["random"], seed=game)
         while True:
-            status = "finished" if table.is_over() else "playing"
+            status: Literal["finished", "playing"] = (
+                "finished" if table.is_over() else "playing")
             facts = TableFacts(
                 "abcdefgh23", status, "mino", "standard",
                 [{"name": n, "bot": None, "connected": True, "autoplay": None}
@@ -69,10 +78,25 @@ def timed(work: Callable[[], int], repeat: int) -> tuple[float, int]:
     return best, count
 
 
+def other_view_text(path: Path) -> Callable[..., str]:
+    """``view_text`` of another checkout's protocol module (it imports the rest of the
+    package from this one: the engine and the wire models the views are built from)."""
+    spec = importlib.util.spec_from_file_location("other_protocol", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclasses look their module up)
+    spec.loader.exec_module(module)
+    found: Callable[..., str] = module.view_text
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--against", type=Path, default=None,
+                        help="another checkout's src/minodice/server/protocol.py")
     args = parser.parse_args()
     data = moments(args.games)
     built: list[Any] = [json.loads(view_text(facts, v, s, t, 1, history))
@@ -97,6 +121,23 @@ def main() -> None:
     print(f"view_text (build and write):              {cost / views * 1e6:.1f} µs a view "
           f"({cost_bytes} characters)")
     print(f"ratio view_text / reference: {cost / ref:.2f}")
+    if args.against is not None:
+        other = other_view_text(args.against)
+
+        def build_other() -> int:
+            n = 0
+            for facts, views, history in data:
+                for view, seat, turn in views:
+                    n += len(other(facts, view, seat, turn, 1, history))
+            return n
+
+        mine, theirs = float("inf"), float("inf")
+        for _ in range(args.repeat):  # interleaved: both see the same load
+            theirs = min(theirs, timed(build_other, 1)[0])
+            mine = min(mine, timed(build, 1)[0])
+        print(f"{args.against}: {theirs / views * 1e6:.1f} µs a view; this checkout: "
+              f"{mine / views * 1e6:.1f} µs a view")
+        print(f"ratio this checkout / {args.against.name} there: {mine / theirs:.2f}")
 
 
 if __name__ == "__main__":

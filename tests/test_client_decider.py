@@ -16,15 +16,17 @@ from minodice.core.view import SeatView
 from minodice.play.driver import RANDOM
 from minodice.play.table import new_table
 from minodice.server.protocol import TableFacts, view_message
+from minodice.wire.shapes import PlayerDict
 
 
 def bidding_view() -> dict[str, Any]:
     table = new_table(4, ["Ana"], ["random"], seed=3)
-    players = [{"name": n, "bot": None, "connected": True} for n in table.names]
+    players: list[PlayerDict] = [{"name": n, "bot": None, "connected": True, "autoplay": None}
+                                 for n in table.names]
     facts = TableFacts("t", "playing", "mino", "standard", players,
                        None, "c", table.to_act(), None, {})
     message = view_message(facts, table.view(0), 0, table.turn(0), 1)
-    view: dict[str, Any] = message.get("view", message)
+    view: dict[str, Any] = dict(message["view"])
     return view
 
 

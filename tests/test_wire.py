@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +31,17 @@ from minodice.server.protocol import (
 )
 from minodice.server.room import Settings
 from minodice.server.store import Store
-from minodice.wire.messages import ViewMessage
+from minodice.wire.messages import Status, ViewMessage
 from minodice.wire.reading import read_server_message, seat_view_from_message
 from minodice.wire.schema import SCHEMAS, json_schema, with_schemas
+from minodice.wire.shapes import ViewExtras
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def plain(message: Mapping[str, object]) -> dict[str, Any]:
+    """A built message as the plain dict it is (its TypedDict, for a reader of any dict)."""
+    return dict(message)
 
 
 def validator(name: str) -> jsonschema.protocols.Validator:
@@ -45,7 +51,7 @@ def validator(name: str) -> jsonschema.protocols.Validator:
     return cls(schema)
 
 
-def facts(table: Any, status: str, extra: dict[str, Any]) -> TableFacts:
+def facts(table: Any, status: Status, extra: ViewExtras) -> TableFacts:
     return TableFacts("abcdefgh23", status, table.view(None).dice_set.name, "standard",
                       [{"name": n, "bot": None, "connected": True, "autoplay": None}
                        for n in table.names], 60, "c" * 64, table.to_act(), 1, extra)
@@ -67,7 +73,7 @@ def test_every_view_of_a_game_is_what_the_schema_says(players: int, edition: str
     while True:
         over = table.is_over()
         if step % every == 0 or over:
-            extra: dict[str, Any] = {"advisor": True, "rematch": None, "public": False}
+            extra: ViewExtras = {"advisor": True, "rematch": None, "public": False}
             if over:
                 extra["fairness"] = {"scheme": "minodice-fair-2", "commit": "c" * 64,
                                      "server_seed": "0" * 64, "client_seeds": [""] * players,
@@ -77,7 +83,7 @@ def test_every_view_of_a_game_is_what_the_schema_says(players: int, edition: str
                 turn = table.turn(seat) if seat is not None else None
                 message = view_message(facts(table, "finished" if over else "playing", extra),
                                        table.view(seat), seat, turn, step)
-                check.validate(message)
+                check.validate(plain(message))
                 read = read_server_message(json.dumps(message))
                 assert isinstance(read, ViewMessage)
                 assert seat_view_from_message(read.view) == table.view(seat)
@@ -91,14 +97,16 @@ def test_every_view_of_a_game_is_what_the_schema_says(players: int, edition: str
 
 def test_a_waiting_view_and_errors_match_their_schemas() -> None:
     table = new_table(4, ["Ana"], ["random"], seed=1)
-    extra = {"advisor": False, "rematch": None, "public": True,
+    extra: ViewExtras = {"advisor": False, "rematch": None, "public": True,
              "reveal": {"pending": [0], "deadline": 5, "seed_hashes": ["a", "b", "c", "d"]}}
     waiting = view_message(facts(table, "waiting", extra), None, None, None, 0)
-    validator("view").validate(waiting)
-    assert waiting["view"]["reveal"]["pending"] == [0]
+    validator("view").validate(plain(waiting))
+    reveal = waiting["view"].get("reveal")
+    assert reveal is not None
+    assert reveal["pending"] == [0]
     assert "pad" not in waiting["view"]
     assert "winners" not in waiting["view"]
-    validator("error").validate(error_message("illegal", "no", "R9"))
+    validator("error").validate(plain(error_message("illegal", "no", "R9")))
     with pytest.raises(ValueError, match="code"):
         error_message("no_such_code", "a server bug, caught where it is made")
 
@@ -136,8 +144,8 @@ async def test_the_decider_reads_the_view_through_the_model() -> None:
     table = new_table(4, ["Ana"], ["random"], seed=3)
     message = view_message(facts(table, "playing", {}), table.view(0), 0, table.turn(0), 1)
     decide = bot_decider(make_bot("easy"), random.Random(1))
-    assert await decide(message["view"]) in message["view"]["legal"]
-    broken = dict(message["view"], hand="not a list")
+    assert await decide(plain(message["view"])) in message["view"]["legal"]
+    broken = {**plain(message["view"]), "hand": "not a list"}
     with pytest.raises(ValueError, match="not a game view"):
         await decide(broken)
 

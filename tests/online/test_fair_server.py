@@ -208,7 +208,8 @@ def _views(seed: int, players: int, edition: str) -> list[tuple[Any, int]]:
     while not table.is_over():
         for seat in range(players):
             facts = TableFacts("t", "playing", edition, "standard",
-                               [{"name": n} for n in names], None, "c" * 64,
+                               [{"name": n, "bot": "random", "connected": True,
+                                 "autoplay": None} for n in names], None, "c" * 64,
                                table.to_act(), None, {})
             view = table.view(seat)
             spectator = dumps(view_message(facts, table.view(None), None, None, 1))

@@ -155,7 +155,7 @@ class Cluster:
         for table_id in list(self.held):
             room = self.lobby.rooms.get(table_id)
             if room is not None:
-                for conn in list(room.conns):
+                for conn in list(room.presence.conns):
                     if isinstance(conn, RemoteSender):
                         conn.send(MOVED)
                 await room.close()
@@ -246,7 +246,7 @@ class Cluster:
         self.renewed.pop(table_id, None)
         room = self.lobby.rooms.get(table_id)
         if room is not None and room.row.status in ("waiting", "playing"):
-            for conn in list(room.conns):
+            for conn in list(room.presence.conns):
                 conn.send(MOVED)
             self.lobby.let_go(table_id)
         for key, (tid, _) in list(self.senders.items()):
@@ -554,7 +554,7 @@ class Cluster:
             return True
         if isinstance(parsed, Act):
             await room.on_act(sender, parsed)
-        elif sender.seat is None or room.chat_allowed(sender.seat, time.monotonic()):
+        elif sender.seat is None or room.presence.chat_allowed(sender.seat, time.monotonic()):
             await room.on_chat(sender, parsed)
         else:
             sender.send(dumps(error_message("rate_limited", "at most 5 chat lines in 10 s "

@@ -9,7 +9,9 @@ broadcasting it is the :class:`~minodice.server.room.Room`'s.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Protocol
+from typing import Protocol
+
+from minodice.wire.shapes import ChatMessageDict
 
 CHAT_KEPT = 50
 CHAT_LINES, CHAT_WINDOW = 5, 10.0  # chat lines a seat may send in a window of seconds
@@ -30,7 +32,7 @@ class Presence:
         self.conns: list[Sender] = []
         self.online = [0] * seats  # open connections per seat
         self.away_since: list[float | None] = [now] * seats  # None: connected
-        self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_KEPT)
+        self.chat: deque[ChatMessageDict] = deque(maxlen=CHAT_KEPT)
         self._chat_times: dict[int, deque[float]] = {}  # each seat's last lines' times
 
     def open(self, conn: Sender) -> None:
@@ -76,7 +78,7 @@ class Presence:
         times.append(now)
         return True
 
-    def say(self, line: dict[str, Any], text: str) -> None:
+    def say(self, line: ChatMessageDict, text: str) -> None:
         """Keep a chat line (for who connects later) and send it to every connection."""
         self.chat.append(line)
         for conn in list(self.conns):

@@ -11,10 +11,12 @@ written by ``json.dumps``, not through the models. Built with ``model_construct`
 written by pydantic's serialiser they cost two to four times as much against the same
 reference (``benchmarks/views.py``, two runs on a loaded machine: 0.75 and 1.02 of the time
 ``json.dumps`` takes for the whole view, against 0.38 and 0.25 this way), with nothing
-validated either way. So the models describe them, the schemas are generated from the
-models, and the tests validate what the server really sends (every message of whole games,
-tests/online/test_schemas.py; every view of random games, tests/test_wire.py) against
-those schemas. ``seat_view_from_message`` lives in
+validated either way. Their static types are the models' ``TypedDict`` twins
+(:mod:`minodice.wire.shapes`, proved equal to the models by tests/test_wire_shapes.py): mypy
+checks every key built here, at no cost when it runs. So the models describe them, the
+schemas are generated from the models, and the tests validate what the server really sends
+(every message of whole games, tests/online/test_schemas.py; every view of random games,
+tests/test_wire.py) against those schemas. ``seat_view_from_message`` lives in
 :mod:`minodice.wire.reading` now (the client reads views without importing the server) and
 is re-exported here for old callers.
 """
@@ -24,18 +26,38 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any, TypedDict, TypeGuard, get_args
 
 from minodice.core.dice import SYMBOL_BASE, DiceSet
+from minodice.core.fair import SCHEME_2, Fairness
 from minodice.core.rules import MAX_PLAYERS, MIN_PLAYERS, resolve_trick, rounds_for
 from minodice.core.state import Phase
 from minodice.core.view import PublicRoll, SeatView
-from minodice.wire.messages import ErrorCode, ErrorMessage, ViewMessage
+from minodice.wire.messages import ErrorCode, ErrorMessage, Status, ViewMessage
+from minodice.wire.messages import Phase as WirePhase
 from minodice.wire.reading import seat_view_from_message
+from minodice.wire.shapes import (
+    ErrorMessageDict,
+    FairnessKeyDict,
+    PastRoundDict,
+    PlayerDict,
+    RollDict,
+    TrickDict,
+    ViewDict,
+    ViewExtras,
+    ViewMessageDict,
+    WhyDict,
+)
 
 MAX_MESSAGE = 4096          # bytes of one client message
 MAX_CHAT = 200              # characters of one chat line
 ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
+STATUSES: tuple[str, ...] = get_args(Status)
+
+
+def is_status(status: str) -> TypeGuard[Status]:
+    """Whether a stored status is one a view shows (not ``expired``: nobody sees those)."""
+    return status in STATUSES
 
 
 @dataclass(frozen=True)
@@ -43,27 +65,27 @@ class TableFacts:
     """What everyone may know about a table, whatever their seat."""
 
     table: str
-    status: str                      # waiting, playing, finished
+    status: Status
     edition: str
     variant: str
-    players: list[dict[str, Any]]    # PLAYER objects in seat order
+    players: list[PlayerDict]        # in seat order
     turn_seconds: int | None
     commit: str
     to_act: list[int]
     deadline: int | None
-    extra: dict[str, Any]            # rematch, fairness once revealed, ...
+    extra: ViewExtras                # rematch, fairness once revealed, ...
 
 
-def _roll(roll: PublicRoll) -> dict[str, Any]:
+def _roll(roll: PublicRoll) -> RollDict:
     return {"seat": roll.seat, "die": roll.kind, "face": roll.face.record_value}
 
 
-def _why(dice_set: DiceSet, rolls: Sequence[PublicRoll]) -> dict[str, Any]:
+def _why(dice_set: DiceSet, rolls: Sequence[PublicRoll]) -> WhyDict:
     """Why a finished trick was won, in words a page can translate (``reason`` is one of
     the names of :class:`~minodice.core.rules.Reason`)."""
     result = resolve_trick([(r.seat, r.face.code) for r in rolls])
     win = rolls[result.winning_roll].face
-    why: dict[str, Any] = {"reason": result.reason.value, "face": win.record_value}
+    why: WhyDict = {"reason": result.reason.value, "face": win.record_value}
     if result.beaten_role >= 0:
         why["beaten"] = dice_set.symbols[result.beaten_role]
     if result.bonus and win.code >= SYMBOL_BASE:
@@ -79,12 +101,12 @@ def _leading(rolls: Sequence[PublicRoll]) -> int | None:
 
 
 def _tricks(dice_set: DiceSet, tricks: Sequence[Sequence[PublicRoll]],
-            winners: Sequence[int]) -> list[dict[str, Any]]:
+            winners: Sequence[int]) -> list[TrickDict]:
     return [{"rolls": [_roll(r) for r in t], "winner": w, "why": _why(dice_set, t)}
             for t, w in zip(tricks, winners, strict=False)]
 
 
-def history_message(v: SeatView) -> list[dict[str, Any]]:
+def history_message(v: SeatView) -> list[PastRoundDict]:
     """The view's ``history``: the finished rounds, the same for every seat (a server
     sending many views of one moment builds it once)."""
     n = v.players
@@ -122,50 +144,53 @@ def _pad(ds: DiceSet, hand: list[str], legal: list[str], playing: bool) -> str:
     return " " * (width - used)
 
 
+class _ViewEnd(TypedDict, total=False):
+    """The fields a game's view has in some cases only, where the view sends them."""
+
+    winners: list[int] | None
+    pad: str | None
+
+
+_NO_END: _ViewEnd = {}  # (a waiting view has neither)
+
+
 def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
                  turn: str | None, seq: int,
-                 history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                 history: list[PastRoundDict] | None = None) -> ViewMessageDict:
     """The ``view`` message for one connection (``seat_view`` None: before the game).
 
-    ``history``: :func:`history_message` of this moment, if the caller has it already.
+    ``history``: :func:`history_message` of this moment, if the caller has it already. The
+    ``history`` comes last in a game's view (:func:`view_text` splices it in as text).
     """
     n = len(facts.players)
+    playing = facts.status == "playing"
+    view: ViewDict
     if seat_view is None or facts.status == "waiting":
-        rounds = rounds_for(n) if MIN_PLAYERS <= n <= MAX_PLAYERS else 0
-        body: dict[str, Any] = {
-            "round": 0, "rounds": rounds, "starter": None,
-            "phase": "waiting", "hand": [], "hand_sizes": [0] * n, "has_bid": [False] * n,
-            "bids": [None] * n, "tricks_won": [0] * n, "trick": [], "follow": None,
-            "leading": None, "tricks": [], "legal": [], "totals": [0] * n, "history": []}
-    else:
-        v = seat_view
-        finished = v.phase is Phase.OVER
-        ds = v.dice_set
-        phase = "finished" if finished else ("bid" if v.phase in (Phase.DRAW, Phase.BID)
-                                             else "play")
-        done = len(v.round_trick_winners)
-        body = {
-            "round": v.round_no,
-            "rounds": v.rounds,
-            "starter": v.starter,
-            "phase": phase,
-            "hand": [] if you is None or finished else v.hand.names(),
-            "hand_sizes": list(v.hand_sizes) if not finished else [0] * n,
-            "has_bid": list(v.has_bid),
-            "bids": list(v.bids),
-            "tricks_won": list(v.tricks_won),
-            "trick": [_roll(r) for r in v.trick],
-            "follow": v.follow if v.trick else None,
-            "leading": _leading(v.trick),
-            "tricks": _tricks(ds, v.round_tricks[:done], v.round_trick_winners),
-            "legal": [str(a) for a in v.legal_actions] if you is not None else [],
-            "totals": list(v.totals),
-            "history": history if history is not None else history_message(v),
-        }
-        if finished:
-            body["winners"] = [s for s in range(n) if v.totals[s] == max(v.totals)]
-        if you is not None:
-            body["pad"] = _pad(ds, body["hand"], body["legal"], phase == "play")
+        view = {
+            "table": facts.table, "status": facts.status, "edition": facts.edition,
+            "variant": facts.variant, "players": facts.players, "you": you,
+            "round": 0, "rounds": rounds_for(n) if MIN_PLAYERS <= n <= MAX_PLAYERS else 0,
+            "starter": None, "phase": "waiting", "hand": [], "hand_sizes": [0] * n,
+            "has_bid": [False] * n, "bids": [None] * n, "tricks_won": [0] * n, "trick": [],
+            "follow": None, "leading": None, "tricks": [], "legal": [], "totals": [0] * n,
+            "history": [],
+            "to_act": facts.to_act, "turn": turn if playing else None,
+            "deadline": facts.deadline, "commit": facts.commit,
+            "turn_seconds": facts.turn_seconds, **facts.extra, **_NO_END}
+        return {"type": "view", "seq": seq, "view": view}
+    v = seat_view
+    finished = v.phase is Phase.OVER
+    ds = v.dice_set
+    phase: WirePhase = "finished" if finished else (
+        "bid" if v.phase in (Phase.DRAW, Phase.BID) else "play")
+    done = len(v.round_trick_winners)
+    hand = [] if you is None or finished else v.hand.names()
+    legal = [str(a) for a in v.legal_actions] if you is not None else []
+    end: _ViewEnd = {}
+    if finished:
+        end["winners"] = [s for s in range(n) if v.totals[s] == max(v.totals)]
+    if you is not None:
+        end["pad"] = _pad(ds, hand, legal, phase == "play")
     view = {
         "table": facts.table,
         "status": facts.status,
@@ -173,17 +198,32 @@ def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
         "variant": facts.variant,
         "players": facts.players,
         "you": you,
-        **body,
+        "round": v.round_no,
+        "rounds": v.rounds,
+        "starter": v.starter,
+        "phase": phase,
+        "hand": hand,
+        "hand_sizes": list(v.hand_sizes) if not finished else [0] * n,
+        "has_bid": list(v.has_bid),
+        "bids": list(v.bids),
+        "tricks_won": list(v.tricks_won),
+        "trick": [_roll(r) for r in v.trick],
+        "follow": v.follow if v.trick else None,
+        "leading": _leading(v.trick),
+        "tricks": _tricks(ds, v.round_tricks[:done], v.round_trick_winners),
+        # a seat's legal actions are sent while the game is played (the pad counts them
+        # all the same: a view's size says nothing of the dice)
+        "legal": legal if playing else [],
+        "totals": list(v.totals),
+        **end,
         "to_act": facts.to_act,
-        "turn": turn,
+        "turn": turn if playing else None,
         "deadline": facts.deadline,
         "commit": facts.commit,
         "turn_seconds": facts.turn_seconds,
         **facts.extra,
+        "history": history if history is not None else history_message(v),
     }
-    if facts.status != "playing":
-        view["legal"] = []
-        view["turn"] = None
     return {"type": "view", "seq": seq, "view": view}
 
 
@@ -192,10 +232,9 @@ def view_text(facts: TableFacts, seat_view: SeatView, you: int | None, turn: str
     """The ``view`` message of :func:`view_message` as JSON text, with ``history_json`` (the
     ``history``, already encoded) spliced in: a server encodes the finished rounds, most of
     a view, once a round rather than once for every view it sends."""
-    message = view_message(facts, seat_view, you, turn, seq, [])
-    del message["view"]["history"]
-    text = dumps(message)  # ...,"view":{...}}: the history goes last in the view
-    return f'{text[:-2]},"history":{history_json}}}}}'
+    text = dumps(view_message(facts, seat_view, you, turn, seq, []))
+    # ...,"history":[]}}: the history goes last in the view
+    return f"{text[:-4]}{history_json}}}}}"
 
 
 def build_view(facts: TableFacts, seat_view: SeatView | None, you: int | None,
@@ -205,11 +244,24 @@ def build_view(facts: TableFacts, seat_view: SeatView | None, you: int | None,
     return ViewMessage.model_validate(view_message(facts, seat_view, you, turn, seq))
 
 
-def error_message(code: str, message: str, rule: str | None = None) -> dict[str, Any]:
+def fairness_key(fair: Fairness) -> FairnessKeyDict:
+    """The record's ``fairness`` key that a finished table's views reveal."""
+    key: FairnessKeyDict = {"scheme": fair.scheme, "commit": fair.commit,
+                            "server_seed": fair.server_seed.hex(),
+                            "client_seeds": list(fair.client_seeds)}
+    if fair.scheme == SCHEME_2:
+        key["table"] = fair.table
+        key["client_seed_hashes"] = list(fair.seed_hashes)
+        key["replaced"] = list(fair.replaced)
+    return key
+
+
+def error_message(code: str, message: str, rule: str | None = None) -> ErrorMessageDict:
     """An ``error`` message (checked: ``code`` must be one of the protocol's)."""
     checked = ErrorMessage.model_validate({"type": "error", "code": code, "message": message,
                                            "rule": rule})
-    return checked.model_dump(mode="json")
+    return {"type": "error", "code": checked.code, "message": checked.message,
+            "rule": checked.rule}
 
 
 def dumps(message: Any) -> str:

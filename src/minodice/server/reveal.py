@@ -20,6 +20,7 @@ from minodice.core.fair import replacement_seed, seed_hash
 from minodice.play.driver import Scheduler, Timer
 from minodice.server.rows import Seat
 from minodice.server.store import StoreError, TableRow
+from minodice.wire.shapes import RevealDict
 
 
 class RevealHost(Protocol):
@@ -64,7 +65,7 @@ class RevealPhase:
         return (row.status == "waiting" and all(seat.taken for seat in row.seats)
                 and bool(self.pending()))
 
-    def facts(self) -> dict[str, Any] | None:
+    def facts(self) -> RevealDict | None:
         """What every view says of the phase (``None`` outside it): the seats still to
         reveal, the deadline, and every commitment, published before any seed is revealed
         (a page keeps them and checks the record against them: a server cannot swap one in

@@ -67,7 +67,9 @@ from minodice.server.protocol import (
     TableFacts,
     dumps,
     error_message,
+    fairness_key,
     history_message,
+    is_status,
     view_message,
     view_text,
 )
@@ -80,6 +82,7 @@ from minodice.server.store import (
     StoreError,
     TableRow,
 )
+from minodice.wire.shapes import ChatMessageDict, ErrorMessageDict, PlayerDict, ViewExtras
 
 log = logging.getLogger("minodice.server")
 
@@ -231,9 +234,9 @@ class Room:
 
     # -- public facts and views ------------------------------------------------------------
 
-    def players(self) -> list[dict[str, Any]]:
+    def players(self) -> list[PlayerDict]:
         driver = self.driver
-        out = []
+        out: list[PlayerDict] = []
         for i, seat in enumerate(self.row.seats):
             bot = seat.bot
             standing_in = driver is not None and driver.kind(i) is SeatKind.STAND_IN
@@ -262,10 +265,13 @@ class Room:
 
     def facts(self) -> TableFacts:
         s = self.row.settings
-        extra: dict[str, Any] = {"advisor": s.advisor, "rematch": self.row.rematch,
+        status = self.row.status
+        if not is_status(status):
+            raise ValueError(f"a table that is {status} has no view")
+        extra: ViewExtras = {"advisor": s.advisor, "rematch": self.row.rematch,
                                  "public": self.row.public}
         if self.row.status == "finished":
-            extra["fairness"] = self.fairness().to_json()  # revealed once the game is over
+            extra["fairness"] = fairness_key(self.fairness())  # revealed once the game is over
         elif (reveal := self.reveals.facts()) is not None:
             extra["reveal"] = reveal
         table = self.table
@@ -273,7 +279,7 @@ class Room:
         driver = self.driver
         clock = driver.deadline if driver is not None else None
         deadline = int(clock * 1000) if clock is not None else None
-        return TableFacts(self.id, self.row.status, s.edition, s.variant, self.players(),
+        return TableFacts(self.id, status, s.edition, s.variant, self.players(),
                           s.turn_seconds, self.row.commit, to_act, deadline, extra)
 
     def view_text(self, seat: int | None, facts: TableFacts | None = None) -> str:
@@ -300,6 +306,8 @@ class Room:
 
     def broadcast(self) -> None:
         """Send every connection its own view (built once per seat)."""
+        if not self.presence.conns:
+            return  # (an expired table has nobody to tell, and no view)
         facts = self.facts()
         texts: dict[int | None, str] = {}
         for conn in list(self.presence.conns):
@@ -480,7 +488,7 @@ class Room:
                 error = error_message("bad_message", str(exc)[:200])
         conn.send(dumps(error))
 
-    def _check_act(self, seat: int | None, msg: Act) -> dict[str, Any] | None:
+    def _check_act(self, seat: int | None, msg: Act) -> ErrorMessageDict | None:
         if seat is None:
             return error_message("forbidden", "spectators watch; only a seat's token plays")
         table = self.table
@@ -507,8 +515,9 @@ class Room:
         if conn.seat is None:
             conn.send(dumps(error_message("forbidden", "spectators cannot chat")))
             return
-        line = {"type": "chat", "seat": conn.seat, "name": self.row.seats[conn.seat].name,
-                "text": msg.text, "at": int(self.scheduler.now() * 1000)}
+        line: ChatMessageDict = {
+            "type": "chat", "seat": conn.seat, "name": str(self.row.seats[conn.seat].name),
+            "text": msg.text, "at": int(self.scheduler.now() * 1000)}
         self.presence.say(line, dumps(line))
 
     # -- connections -----------------------------------------------------------------------
