@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter
 
+from minodice.core.fair import SCHEME_1, SCHEME_2, Fairness, seed_hash
+from minodice.server.protocol import fairness_key
 from minodice.wire import messages, shapes
 
 TWINS: list[tuple[Any, type[BaseModel]]] = [
@@ -80,3 +82,12 @@ def test_a_changed_twin_is_caught() -> None:
     for bad in (Wrong, More):
         with pytest.raises(AssertionError):
             test_each_typeddict_is_its_models_twin(bad, messages.Roll)
+
+
+@pytest.mark.parametrize("scheme", [SCHEME_1, SCHEME_2])
+def test_the_fairness_key_a_view_reveals_is_the_records(scheme: str) -> None:
+    """A finished table's views build the key typed (``fairness_key``); it must be what the
+    record says (``Fairness.to_json``), field for field, for both schemes."""
+    fair = Fairness("c" * 64, bytes(range(32)), ("a", "", "b"), scheme, "abcdefgh23",
+                    (seed_hash("a"), seed_hash(""), seed_hash("b")), (1,))
+    assert fairness_key(fair) == fair.to_json()
