@@ -269,7 +269,7 @@ def test_the_shared_public_list_holds_public_waiting_tables_with_a_free_seat_in_
     rows = [new_row(store) for _ in range(5)]
     store.save(rows[1].id, status="playing")
     store.save(rows[2].id, public=False)
-    store.save(rows[3].id, seats=[{"name": "Ana"}] * 3)  # full: its seeds are revealed
+    store.save(rows[3].id, seats=[Seat(name="Ana")] * 3)  # full: its seeds are revealed
     listed = store.public_waiting(10)
     assert [r.id for r in listed] == [rows[0].id, rows[4].id]
     first = store.public_waiting(1)
