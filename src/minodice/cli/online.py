@@ -262,8 +262,10 @@ def inspect_table(
     table_id: Annotated[str, typer.Argument(metavar="TABLE", help="The table's id (from its "
                                             "link /t/TABLE, or the server's log).")],
     db: Annotated[
-        Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--db", help="The server's SQLite file (default: as minodice serve)."),
+        Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--db", help="The server's SQLite file, or its PostgreSQL URL "
+                     "(postgresql://USER:PASSWORD@HOST:PORT/DATABASE; default: as "
+                     "minodice serve)."),
     ] = None,
     events: Annotated[bool, typer.Option("--events", help="Also list the logged events, "
                                          "one JSON line each.")] = False,
@@ -272,16 +274,39 @@ def inspect_table(
     log still replays (exit 1 for a damaged table, one the server set aside)."""
     from datetime import UTC, datetime
 
-    from minodice.server.room import rebuilt_table
-    from minodice.server.store import Store
+    from sqlalchemy import make_url
 
-    path = db or default_db()
-    if not path.is_file():
-        typer.echo(f"minodice table: no database at {path}", err=True)
-        raise typer.Exit(1)
+    from minodice.server.room import rebuilt_table
+    from minodice.server.store import Store, engine_url
+
+    url = db if db is not None and "://" in db else None
+    path: Path | str
+    if url is not None:
+        # Named without its password in every message, as minodice serve does.
+        try:
+            path = make_url(engine_url(url)).render_as_string(hide_password=True)
+        except Exception:  # whatever SQLAlchemy makes of a malformed URL
+            typer.echo("minodice table: --db is not a database URL "
+                       "(postgresql://USER:PASSWORD@HOST:PORT/DATABASE)", err=True)
+            raise typer.Exit(1) from None
+    else:
+        path = Path(db) if db is not None else default_db()
+        if not path.is_file():
+            typer.echo(f"minodice table: no database at {path}", err=True)
+            raise typer.Exit(1)
+    store: Store | None = None
     try:
-        store = Store.sqlite(path, upgrade=False)  # inspecting changes nothing
-    except Exception as exc:  # not a database, not readable
+        # Inspecting changes nothing: no migration, on a file or on a database server.
+        store = (Store(url, upgrade=False) if url is not None
+                 else Store.sqlite(Path(path), upgrade=False))
+        if url is not None:
+            # A database server is only reached on first use: reach it here, so that one
+            # that does not answer is a one-line refusal like a file that is no database.
+            with store.engine.connect():
+                pass
+    except Exception as exc:  # not a database, not readable, not answering
+        if store is not None:
+            store.close()
         typer.echo(f"minodice table: cannot open the database {path}: "
                    f"{type(exc).__name__}", err=True)
         raise typer.Exit(1) from None
