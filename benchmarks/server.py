@@ -142,10 +142,11 @@ class LoadStats:
 class Seat:
     """One simulated person: one WebSocket, answering each turn after the think time."""
 
-    def __init__(self, group: Group, seat: int, table: str, token: str) -> None:
+    def __init__(self, group: Group, seat: int, table: str, token: str,
+                 port: int | None = None) -> None:
         self.group = group
         self.seat = seat
-        self.url = f"ws://{HOST}:{group.load.port}/ws/{table}?token={token}"
+        self.url = f"ws://{HOST}:{port or group.load.port}/ws/{table}?token={token}"
         self.seq = -1
         self.answered: str | None = None
         self.pending: tuple[int, float] | None = None   # (decisions before, sent at)
@@ -260,7 +261,12 @@ class Group:
             taken = SeatTaken.model_validate(await post(
                 f"/api/tables/{table}/seats", {"name": f"p{i}", "client_seed": f"{i:032x}"}))
             tickets.append((taken.seat, taken.token))
-        self.seats = [Seat(self, seat, table, token) for seat, token in tickets]
+        # Several server processes (benchmarks/cluster.py): the seats of a table connect
+        # to different ones, as people behind a load balancer without sticky sessions.
+        ports = self.load.ports
+        first = self.load.stats.tables_created
+        self.seats = [Seat(self, seat, table, token, ports[(first + seat) % len(ports)])
+                      for seat, token in tickets]
         self.bot_counts = None
         self.tasks = [asyncio.ensure_future(s.run()) for s in self.seats]
         self.load.stats.tables_created += 1
@@ -313,6 +319,7 @@ class Load:
 
         self.args = args
         self.port: int = args.port
+        self.ports: list[int] = args.ports or [args.port]  # where the seats connect
         self.think: float = args.think
         self.compression: str | None = None if args.no_compression else "deflate"
         self.stats = LoadStats()
@@ -616,7 +623,8 @@ class LoadProcess:
     """This script with ``--load``: commands on its stdin, JSON lines on its stdout."""
 
     def __init__(self, port: int, tables: int, bot_tables: int, think: float, spread: bool,
-                 seed: int, lifetime: float, args: argparse.Namespace) -> None:
+                 seed: int, lifetime: float, args: argparse.Namespace,
+                 ports: Sequence[int] = ()) -> None:
         self.lines: queue.Queue[dict[str, Any]] = queue.Queue()
         command = [sys.executable, __file__, "--load", "--port", str(port),
                    "--load-tables", str(tables), "--load-bot-tables", str(bot_tables),
@@ -624,6 +632,8 @@ class LoadProcess:
                    "--setup-timeout", str(args.setup_timeout),
                    "--setup-concurrency", str(args.setup_concurrency),
                    "--lifetime", str(lifetime)]
+        if ports:
+            command += ["--ports", ",".join(str(p) for p in ports)]
         if not spread:
             command.append("--no-spread")
         if args.no_compression:
@@ -942,6 +952,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     # The load process (started by this script).
     parser.add_argument("--load", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--ports", type=ints, default=[], help=argparse.SUPPRESS)
     parser.add_argument("--load-tables", dest="load_tables", type=int, default=0,
                         help=argparse.SUPPRESS)
     parser.add_argument("--load-bot-tables", type=int, default=0, help=argparse.SUPPRESS)

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The store's tests run on PostgreSQL too, and the scale-out tests need Redis: the test
-# fixtures (tests/services.py) start their own servers on free ports in a temporary folder,
+# The store's tests run on PostgreSQL too, the scale-out tests need Redis, and the deploy/
+# test puts nginx in front of two servers: the test fixtures (tests/services.py, and
+# tests/online/test_deploy.py) start their own servers on free ports in a temporary folder,
 # from Debian's binaries. `make test` runs this first, so that a fresh clone passes on a
 # fresh Debian machine: it installs what is missing, as root or with sudo that needs no
 # password. The packages' own services are not started (a temporary policy-rc.d says no,
@@ -19,13 +20,18 @@ have_redis() {
   command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ]
 }
 
+have_nginx() {
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]
+}
+
 packages=""
 have_postgres || packages="$packages postgresql"
 have_redis || packages="$packages redis-server"
+have_nginx || packages="$packages nginx"
 [ -z "$packages" ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "make test: the store's tests need PostgreSQL and Redis servers (missing:$packages)," >&2
+  echo "make test: the store's tests need PostgreSQL, Redis and nginx (missing:$packages)," >&2
   echo "and this is not a Debian-like system: install them with your package manager." >&2
   exit 1
 fi
