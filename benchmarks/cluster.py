@@ -73,21 +73,36 @@ LATENCY = "minodice_action_latency_seconds"
 # == the servers' own figures, from /metrics =================================================
 
 
+Buckets = dict[float, float]  # a histogram's upper bound (le) → cumulative count
+
+
+def _combine(a: Buckets, b: Buckets, sign: float) -> Buckets:
+    return {le: a.get(le, 0.0) + sign * b.get(le, 0.0) for le in set(a) | set(b)}
+
+
 @dataclass
 class Scrape:
-    """What one scrape of one server's ``/metrics`` holds that the benchmark reads."""
+    """What one scrape of one server's ``/metrics`` holds that the benchmark reads: the
+    action latency's histogram, the loop-lag probe's, the garbage collections' (all
+    generations together, and the full ones apart) and the actions counter."""
 
-    buckets: dict[float, float] = field(default_factory=dict)  # le → cumulative count
+    buckets: Buckets = field(default_factory=dict)
+    lag: Buckets = field(default_factory=dict)
+    gc: Buckets = field(default_factory=dict)
+    gc_full: Buckets = field(default_factory=dict)
     actions: float = 0.0
 
+    def _with(self, other: Scrape, sign: float) -> Scrape:
+        return Scrape(_combine(self.buckets, other.buckets, sign),
+                      _combine(self.lag, other.lag, sign), _combine(self.gc, other.gc, sign),
+                      _combine(self.gc_full, other.gc_full, sign),
+                      self.actions + sign * other.actions)
+
     def __sub__(self, other: Scrape) -> Scrape:
-        return Scrape({le: n - other.buckets.get(le, 0.0) for le, n in self.buckets.items()},
-                      self.actions - other.actions)
+        return self._with(other, -1.0)
 
     def __add__(self, other: Scrape) -> Scrape:
-        keys = set(self.buckets) | set(other.buckets)
-        return Scrape({le: self.buckets.get(le, 0.0) + other.buckets.get(le, 0.0)
-                       for le in keys}, self.actions + other.actions)
+        return self._with(other, 1.0)
 
 
 def scrape(port: int) -> Scrape:
@@ -103,11 +118,35 @@ def scrape(port: int) -> Scrape:
     found = Scrape()
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
-            if sample.name == f"{LATENCY}_bucket":
-                found.buckets[float(sample.labels["le"])] = sample.value
-            elif sample.name == "minodice_actions_total":
+            if sample.name == "minodice_actions_total":
                 found.actions = sample.value
+            if not sample.name.endswith("_bucket"):
+                continue
+            le = float(sample.labels["le"])
+            if sample.name == f"{LATENCY}_bucket":
+                found.buckets[le] = sample.value
+            elif sample.name == "minodice_event_loop_lag_seconds_bucket":
+                found.lag[le] = sample.value
+            elif sample.name == "minodice_gc_pause_seconds_bucket":
+                found.gc[le] = found.gc.get(le, 0.0) + sample.value
+                if sample.labels.get("generation") == "2":
+                    found.gc_full[le] = sample.value
     return found
+
+
+def longest(buckets: Buckets) -> str:
+    """The bucket the longest observation fell in, as "<= X ms" (or "-" for none)."""
+    bounds = sorted(buckets)
+    previous = 0.0
+    worst = None
+    for le in bounds:
+        if buckets[le] > previous:
+            worst = le
+        previous = buckets[le]
+    if worst is None:
+        return "-"
+    below = max((b for b in bounds if b < worst), default=0.0)
+    return f">{below * 1000:g}" if math.isinf(worst) else f"<={worst * 1000:g}"
 
 
 def histogram_quantile(q: float, buckets: dict[float, float]) -> float:
@@ -161,9 +200,13 @@ class Serve(bench.Server):
     """``minodice serve`` on a given database (and Redis), stopped with its process group."""
 
     def __init__(self, args: argparse.Namespace, workdir: Path, name: str, db: str,
-                 redis: str | None) -> None:
+                 redis: str | None, code: Path | None = None) -> None:
         super().__init__(args, workdir, name)
-        self.command = [sys.executable, "-m", "minodice", "serve", "--port", str(self.port),
+        # Another checkout's server (``--compare``): its src/ first on the path (``env``
+        # execs Python, so the process is still the server's own).
+        prefix = ["env", f"PYTHONPATH={code / 'src'}"] if code is not None else []
+        self.command = [*prefix, sys.executable, "-m", "minodice", "serve",
+                        "--port", str(self.port),
                         "--db", db, "--bot-delay", "0", *bench.UNLIMITED, "--grace", "3600",
                         "--bot-workers", str(args.bot_workers)]
         if redis is not None:
@@ -196,6 +239,7 @@ class Config:
     tables: int
     think: float
     spread: bool = True
+    code: Path | None = None   # another checkout's server (--compare)
 
 
 @dataclass
@@ -258,7 +302,7 @@ class Cluster:
             redis = self.redis.url if self.redis is not None and c.processes > 1 else None
             for i in range(c.processes):
                 served = Serve(self.args, self.workdir, f"{c.name}-{i}".replace(" ", "-"), db,
-                               redis)
+                               redis, c.code)
                 self.servers.append(served)
                 served.__enter__()
             ports = [s.port for s in self.servers] if c.processes > 1 else []
@@ -491,6 +535,17 @@ def print_figures(figures: list[Figures], ref: Figures) -> None:
               f"{fmt(per(f.workers_cpu), 2):>8}{fmt(per(f.postgres_cpu), 2):>9}"
               f"{fmt(per(f.redis_cpu), 2):>7}{lags:>14}{average:>17}{fmt(f.others_cpu, 0):>8}"
               f"{fmt(f.takeover, 2) if f.takeover is not None else '-':>11}")
+    print("stalls of the servers' event loops, in ms (/metrics: the loop-lag probe, woken "
+          "every 50 ms, and every garbage collection timed; 'longest' = its bucket)")
+    print(f"{'configuration':<22}{'lag p50':>8}{'p99':>8}{'longest':>9}{'GCs/s':>7}"
+          f"{'GC p99':>8}{'longest':>9}{'full GCs':>9}{'longest':>9}")
+    for f in figures:
+        m = f.server
+        print(f"{f.config.name:<22}{fmt(histogram_quantile(0.5, m.lag) * 1000, 1):>8}"
+              f"{fmt(histogram_quantile(0.99, m.lag) * 1000, 1):>8}{longest(m.lag):>9}"
+              f"{fmt(m.gc.get(math.inf, 0.0) / f.duration, 1):>7}"
+              f"{fmt(histogram_quantile(0.99, m.gc) * 1000, 1):>8}{longest(m.gc):>9}"
+              f"{fmt(m.gc_full.get(math.inf, 0.0), 0):>9}{longest(m.gc_full):>9}")
     for f in [ref, *figures]:
         notes = [f"{f.connections} connections",
                  f"errors: {bench.errors_text(f.errors)}"]
@@ -530,6 +585,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--bot-workers", type=int, default=1, help="server --bot-workers")
     parser.add_argument("--no-sqlite", dest="sqlite", action="store_false",
                         help="skip the one-process SQLite configuration")
+    parser.add_argument("--compare", type=Path, metavar="CHECKOUT",
+                        help="first measure one process on SQLite with the server of another "
+                        "checkout (e.g. a worktree of main): before and after in one run")
+    parser.add_argument("--only-sqlite", action="store_true",
+                        help="measure only the one-process SQLite configuration(s)")
     parser.add_argument("--takeover-timeout", type=float, default=60.0)
     parser.add_argument("--setup-timeout", type=float, default=900.0)
     parser.add_argument("--setup-concurrency", type=int, default=100)
@@ -562,9 +622,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     has_redis = serve_has_redis()
     several = [n for n in args.processes if n > 1]
     configs: list[Config] = []
+    if args.compare is not None:
+        configs.append(Config(f"1 proc SQLite {args.compare.name}", 1, "sqlite", args.tables,
+                              args.think, code=args.compare.resolve()))
     if args.sqlite:
         configs.append(Config("1 process SQLite", 1, "sqlite", args.tables, args.think))
-    for n in sorted(set(args.processes)):
+    for n in sorted(set(args.processes)) if not args.only_sqlite else []:
         if n == 1 or has_redis:
             configs.append(Config(f"{n} process{'es' if n > 1 else ''} PostgreSQL", n,
                                   "postgresql", args.tables, args.think))

@@ -52,7 +52,7 @@ from minodice.server.botpool import BotPool, PoolBusyError, advice_json, trick_o
 from minodice.server.cluster import FORWARD_HEADER, Cluster, OwnerGoneError
 from minodice.server.collector import keep_collections_short
 from minodice.server.lobby import LOBBY_PAGE, LOBBY_PAGE_MAX, ApiError, Lobby
-from minodice.server.ops import operations_router
+from minodice.server.ops import CollectionTimer, operations_router, watch_loop_lag
 from minodice.server.protocol import (
     MAX_MESSAGE,
     MOVED,
@@ -405,7 +405,10 @@ def create_app(
         warm = asyncio.ensure_future(bot_pool.warm_up())
         collecting = asyncio.ensure_future(keep_collections_short(freeze_every))
         tidying = asyncio.ensure_future(lobby.keep_tidy())
-        yield
+        lagging = asyncio.ensure_future(watch_loop_lag())
+        with CollectionTimer():
+            yield
+        lagging.cancel()
         tidying.cancel()
         collecting.cancel()
         warm.cancel()

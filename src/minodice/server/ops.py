@@ -21,6 +21,8 @@ own lag. One call site in the act path (:func:`action_received`, :func:`action_d
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -68,6 +70,16 @@ LEASES_LOST = Counter("minodice_leases_lost",
 BOT_DECISIONS = Histogram("minodice_bot_decision_seconds",
                           "Time a bot decision took, queue wait included.",
                           buckets=BOT_BUCKETS, registry=None)
+# Where the event loop stalls: every table waits while it does (the server-side latency's
+# tail comes from here), so an operator sees the cause beside the effect.
+STALL_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+LOOP_LAG = Histogram("minodice_event_loop_lag_seconds",
+                     "How late the event loop woke a task asleep for LAG_EVERY s.",
+                     buckets=STALL_BUCKETS, registry=None)
+GC_PAUSES = Histogram("minodice_gc_pause_seconds",
+                      "Garbage collections: how long each stopped the process.",
+                      ["generation"], buckets=STALL_BUCKETS, registry=None)
+LAG_EVERY = 0.05  # seconds between the loop-lag probe's wake-ups
 
 #: The table whose change the current task works on (the JSON logs name it on every line).
 TABLE: ContextVar[str | None] = ContextVar("minodice_table", default=None)
@@ -91,6 +103,39 @@ def action_done(table_id: str, seq: int, started: float) -> None:
 def action_applied() -> None:
     """Any decision (a person's or a bot's) became part of a table."""
     ACTIONS.inc()
+
+
+async def watch_loop_lag(every: float = LAG_EVERY) -> None:
+    """Until cancelled: sleep ``every`` s, and count how much later than that the loop
+    woke us (a callback that ran long, a collection, a blocking call on the loop)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(every)
+        LOOP_LAG.observe(max(0.0, loop.time() - before - every))
+
+
+class CollectionTimer:
+    """Times every garbage collection through ``gc.callbacks`` (a few hundred ns each)."""
+
+    def __init__(self) -> None:
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif self._started:
+            GC_PAUSES.labels(str(info.get("generation", "?"))).observe(
+                time.perf_counter() - self._started)
+            self._started = 0.0
+
+    def __enter__(self) -> CollectionTimer:
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self)
 
 
 class ServerCollector(Collector):
@@ -127,7 +172,8 @@ class ServerCollector(Collector):
 def registry_for(lobby: Lobby, pools: dict[str, BotPool]) -> CollectorRegistry:
     """One app's registry: its gauges and the process's counters and histograms."""
     registry = CollectorRegistry(auto_describe=True)
-    for metric in (ACTIONS, ACTION_LATENCY, BOT_DECISIONS, TAKEOVERS, LEASES_LOST):
+    for metric in (ACTIONS, ACTION_LATENCY, BOT_DECISIONS, TAKEOVERS, LEASES_LOST,
+                   LOOP_LAG, GC_PAUSES):
         registry.register(metric)
     registry.register(ServerCollector(lobby, pools))
     return registry

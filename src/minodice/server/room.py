@@ -70,6 +70,7 @@ from minodice.server.protocol import (
     fairness_key,
     history_message,
     is_status,
+    round_tricks,
     view_message,
     view_text,
 )
@@ -82,7 +83,13 @@ from minodice.server.store import (
     StoreError,
     TableRow,
 )
-from minodice.wire.shapes import ChatMessageDict, ErrorMessageDict, PlayerDict, ViewExtras
+from minodice.wire.shapes import (
+    ChatMessageDict,
+    ErrorMessageDict,
+    PlayerDict,
+    TrickDict,
+    ViewExtras,
+)
 
 log = logging.getLogger("minodice.server")
 
@@ -181,6 +188,9 @@ class Room:
         self._history: tuple[int, str] = (-1, "[]")
         self.reveals = RevealPhase(self, self.scheduler, lambda: settings.reveal_seconds,
                                    RETRY_AFTER)
+        # This round's finished tricks (public too), built once a trick: (round, tricks
+        # done) and the list every view of that moment shares.
+        self._tricks: tuple[tuple[int, int], list[TrickDict]] = ((-1, -1), [])
         self._start_fields: dict[str, Any] = {}  # written with the first deal
         self._quiet = False  # stand-ins set for the first deal: its own write shows them
         self.closed = False
@@ -292,7 +302,11 @@ class Room:
         # The finished rounds are public and change once a round: encode them once.
         if self._history[0] != len(seat_view.history):
             self._history = (len(seat_view.history), dumps(history_message(seat_view)))
-        return view_text(facts, seat_view, seat, turn, self.row.seq, self._history[1])
+        done = (seat_view.round_no, len(seat_view.round_trick_winners))
+        if self._tricks[0] != done:
+            self._tricks = (done, round_tricks(seat_view))
+        return view_text(facts, seat_view, seat, turn, self.row.seq, self._history[1],
+                         self._tricks[1])
 
     def record(self) -> dict[str, Any]:
         """The finished game's record with its proof and, for fair-2, the scores the server
