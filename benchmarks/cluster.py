@@ -654,13 +654,23 @@ def main(argv: Sequence[str] | None = None) -> None:
                      None, None) as cluster:
             ref = cluster.measure(3.0, args.ref_duration)
         figures = []
+        failed: list[str] = []
         for config in configs:
-            with Cluster(args, workdir, config, pg if config.store == "postgresql" else None,
-                         redis) as cluster:
-                found = cluster.measure(args.warmup, args.duration)
-                found.takeover, found.takeover_note = cluster.takeover()
-                figures.append(found)
-        print_figures(figures, ref)
+            try:
+                with Cluster(args, workdir, config,
+                             pg if config.store == "postgresql" else None, redis) as cluster:
+                    found = cluster.measure(args.warmup, args.duration)
+                    found.takeover, found.takeover_note = cluster.takeover()
+                    figures.append(found)
+            except Exception as exc:  # one configuration's failure: the others still run
+                failed.append(f"{config.name}: NOT measured ({type(exc).__name__}: "
+                              f"{str(exc)[:200]}; load average "
+                              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})")
+                print(f"  {failed[-1]}", file=sys.stderr, flush=True)
+        if figures:
+            print_figures(figures, ref)
+        for line in failed:
+            print(line)
 
 
 def pg_version(pg: Postgres) -> str:
