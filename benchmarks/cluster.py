@@ -261,6 +261,7 @@ class Figures:
     load_average: tuple[float, float, float]
     others_cpu: float                # % of one core used by processes not ours
     connections: int
+    servers_rss: float = float("nan")  # MB, all server processes at the window's end
     takeover: float | None = None    # s, kill → first view from the new owner
     takeover_note: str = ""
 
@@ -389,6 +390,7 @@ class Cluster:
         cpu1 = self.cpu()
         after = [scrape(p) for p in ports]
         load_average = os.getloadavg()
+        rss = sum(bench.rss_mb(s.pid) for s in self.servers if s.process is not None)
         results = [load.expect("result", 120) for load in self.loads]
         window = Scrape()
         for a, b in zip(after, before, strict=True):
@@ -411,7 +413,7 @@ class Cluster:
             postgres_cpu=cpu1.postgres - cpu0.postgres, redis_cpu=cpu1.redis - cpu0.redis,
             load_lag_p99=[float(r["lag_p99"]) for r in results], errors=errors,
             load_average=load_average, others_cpu=machine - ours / duration * 100,
-            connections=sum(int(r["connections"]) for r in results))
+            connections=sum(int(r["connections"]) for r in results), servers_rss=rss)
 
     def takeover(self) -> tuple[float | None, str]:
         """Kill one process (SIGKILL) while a person of one of its tables plays through
@@ -547,7 +549,7 @@ def print_figures(figures: list[Figures], ref: Figures) -> None:
               f"{fmt(histogram_quantile(0.99, m.gc) * 1000, 1):>8}{longest(m.gc):>9}"
               f"{fmt(m.gc_full.get(math.inf, 0.0), 0):>9}{longest(m.gc_full):>9}")
     for f in [ref, *figures]:
-        notes = [f"{f.connections} connections",
+        notes = [f"{f.connections} connections", f"servers' RSS {fmt(f.servers_rss, 0)} MB",
                  f"errors: {bench.errors_text(f.errors)}"]
         if f.takeover_note:
             notes.append(f"takeover: {f.takeover_note}")
