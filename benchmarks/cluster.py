@@ -535,7 +535,7 @@ def print_figures(figures: list[Figures], ref: Figures) -> None:
         average = " ".join(f"{x:.2f}" for x in f.load_average)
         print(f"{f.config.name:<22}{fmt(f.cpu_ms, 2):>8}{fmt(f.cpu_ms / base.cpu_ms, 2):>6}"
               f"{fmt(per(f.workers_cpu), 2):>8}{fmt(per(f.postgres_cpu), 2):>9}"
-              f"{fmt(per(f.redis_cpu), 2):>7}{lags:>14}{average:>17}{fmt(f.others_cpu, 0):>8}"
+              f"{fmt(per(f.redis_cpu), 2):>7} {lags:>13} {average:>16}{fmt(f.others_cpu, 0):>8}"
               f"{fmt(f.takeover, 2) if f.takeover is not None else '-':>11}")
     print("stalls of the servers' event loops, in ms (/metrics: the loop-lag probe, woken "
           "every 50 ms, and every garbage collection timed; 'longest' = its bucket)")
