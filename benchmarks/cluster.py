@@ -58,6 +58,7 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -430,20 +431,22 @@ class Cluster:
 
 
 async def timed_takeover(victim: Serve, through: int, timeout: float) -> float:
-    """See :meth:`Cluster.takeover`: a table of one person and one bot created on the victim,
+    """See :meth:`Cluster.takeover`: a table of one person and two bots created on the victim,
     the person connected through ``through``; one action before the kill (the table runs),
     one after it (sent again every second until a process owns the table again)."""
     import random
 
     import httpx
     from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
 
     from minodice.wire.messages import ViewMessage
     from minodice.wire.reading import read_server_message
 
     base = f"http://{HOST}:{victim.port}"
     async with httpx.AsyncClient(base_url=base, timeout=30, trust_env=False) as http:
-        made = (await http.post("/api/tables", json={"players": 2, "bots": [None, "random"]}))
+        made = await http.post("/api/tables", json={"players": 3,
+                                                    "bots": [None, "random", "random"]})
         made.raise_for_status()
         table = made.json()["table"]
         seat = (await http.post(f"/api/tables/{table}/seats",
@@ -452,36 +455,42 @@ async def timed_takeover(victim: Serve, through: int, timeout: float) -> float:
         token = seat.json()["token"]
     url = f"ws://{HOST}:{through}/ws/{table}?token={token}"
     rng = random.Random(7)
+
+    async def my_turn(ws: Any, seq: int, until: float) -> tuple[str, list[str], int]:
+        """The next view (after ``seq``) in which this seat is to act."""
+        while True:
+            raw = await asyncio.wait_for(ws.recv(), max(0.01, until - time.monotonic()))
+            message = read_server_message(raw)
+            if isinstance(message, ViewMessage) and message.seq > seq:
+                seq = message.seq
+                if message.view.turn is not None and message.view.legal:
+                    return message.view.turn, list(message.view.legal), seq
+
     async with connect(url, open_timeout=30, proxy=None) as ws:
-        seq = -1
-
-        async def my_turn(deadline: float) -> tuple[str, list[str], int]:
-            nonlocal seq
-            while True:
-                raw = await asyncio.wait_for(ws.recv(), max(0.01, deadline - time.monotonic()))
-                message = read_server_message(raw)
-                if isinstance(message, ViewMessage) and message.seq > seq:
-                    seq = message.seq
-                    view = message.view
-                    if view.turn is not None and view.legal:
-                        return view.turn, list(view.legal), seq
-
-        turn, legal, _ = await my_turn(time.monotonic() + 30)
+        turn, legal, seq = await my_turn(ws, -1, time.monotonic() + 30)
         await ws.send(json.dumps({"type": "act", "turn": turn, "action": rng.choice(legal)}))
-        turn, legal, before = await my_turn(time.monotonic() + 30)
-        killed = time.monotonic()
-        victim.kill()
-        deadline = killed + timeout
-        action = rng.choice(legal)
-        while time.monotonic() < deadline:
-            await ws.send(json.dumps({"type": "act", "turn": turn, "action": action}))
-            try:
-                _, _, now = await my_turn(min(deadline, time.monotonic() + 1.0))
-            except TimeoutError:
-                continue
-            if now > before:
-                return time.monotonic() - killed
-        raise TimeoutError(f"no process took the table over within {timeout:g} s")
+        turn, legal, before = await my_turn(ws, seq, time.monotonic() + 30)
+    killed = time.monotonic()
+    victim.kill()
+    deadline = killed + timeout
+    action = rng.choice(legal)
+    # The survivor may close the socket while nobody owns the table (a client reconnects):
+    # connect again, send the action again, until a view shows it applied (a later turn).
+    while time.monotonic() < deadline:
+        try:
+            async with connect(url, open_timeout=5, proxy=None) as ws:
+                while time.monotonic() < deadline:
+                    await ws.send(json.dumps({"type": "act", "turn": turn, "action": action}))
+                    try:
+                        now_turn, _, now = await my_turn(ws, before, min(
+                            deadline, time.monotonic() + 1.0))
+                    except TimeoutError:
+                        continue
+                    if now > before and now_turn != turn:
+                        return time.monotonic() - killed
+        except (OSError, TimeoutError, ConnectionClosed):
+            await asyncio.sleep(0.1)
+    raise TimeoutError(f"no process took the table over within {timeout:g} s")
 
 
 def probe_servers(ports: Sequence[int], duration: float) -> list[float]:
