@@ -261,7 +261,7 @@ class Group:
             taken = SeatTaken.model_validate(await post(
                 f"/api/tables/{table}/seats", {"name": f"p{i}", "client_seed": f"{i:032x}"}))
             tickets.append((taken.seat, taken.token))
-        # Several server processes (benchmarks/cluster.py): the seats of a table connect
+        # Several server processes (benchmarks/cluster_bench.py): the seats of a table connect
         # to different ones, as people behind a load balancer without sticky sessions.
         ports = self.load.ports
         first = self.load.stats.tables_created

@@ -33,7 +33,7 @@ SQLite (think ``--ref-think``); every latency is also printed as a ratio to it, 
 throughput and CPU of each configuration as a ratio to the first configuration's, since
 this machine is shared and noisy. The load average is printed with each measure.
 
-Run under ``nice -n 10``: ``python benchmarks/cluster.py [--quick] [--tables 1000]
+Run under ``nice -n 10``: ``python benchmarks/cluster_bench.py [--quick] [--tables 1000]
 [--processes 1,2,3] [--duration 30] [--warmup 10] [--out FILE]``. Several processes need
 ``minodice serve --redis``; without it the run measures one process on SQLite and on
 PostgreSQL and says so.
@@ -642,7 +642,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if n == 1 or has_redis:
             configs.append(Config(f"{n} process{'es' if n > 1 else ''} PostgreSQL", n,
                                   "postgresql", args.tables, args.think))
-    command = "python benchmarks/cluster.py" + "".join(
+    command = "python benchmarks/cluster_bench.py" + "".join(
         f" {shlex.quote(a)}" for a in (sys.argv[1:] if argv is None else argv))
     from importlib.metadata import version
 
