@@ -242,7 +242,7 @@ def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
 
 def view_text(facts: TableFacts, seat_view: SeatView, you: int | None, turn: str | None,
               seq: int, history_json: str,
-              tricks: list[dict[str, Any]] | None = None) -> str:
+              tricks: list[TrickDict] | None = None) -> str:
     """The ``view`` message of :func:`view_message` as JSON text, with ``history_json`` (the
     ``history``, already encoded) spliced in: a server encodes the finished rounds, most of
     a view, once a round rather than once for every view it sends (and builds this round's
