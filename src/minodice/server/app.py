@@ -939,8 +939,11 @@ class ForwardMiddleware:
             answer = await self.cluster.http.request(scope["method"], url, content=body,
                                                      headers=headers)
         except httpx.HTTPError:
+            # The owner may have applied it and its answer been lost: never say "nothing
+            # changed" (the WebSocket path says the same: "may not have been made").
             await _send_json(send, 503, "unavailable", "the table's server process did not "
-                             "answer, so nothing changed; try again in a moment")
+                             "answer, so this may not have been made; look at the table, "
+                             "then try again")
             return
         kept = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()
                 if k.lower() in ("content-type", "content-disposition", "link",
