@@ -58,6 +58,7 @@ from minodice.server.protocol import (
     MOVED,
     Act,
     BadMessageError,
+    Chat,
     dumps,
     error_message,
     parse_client_message,
@@ -768,50 +769,59 @@ def _own_names() -> set[str]:
     return names
 
 
+async def _client_messages(websocket: WebSocket, conn: Connection,
+                           limits: Limits) -> AsyncIterator[tuple[str, Act | Chat]]:
+    """Each message a client sends, as its text and parsed, past the socket's rate limit:
+    what a table's own process and a process forwarding to the owner both read. A refused
+    or malformed message is answered here; a flood (200 refusals) or a close ends it."""
+    refused = in_row = 0
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if not limits.allow("c"):
+            refused += 1
+            in_row += 1
+            if refused > 200:
+                return  # a flood, not a client
+            # The first refusal of every burst is told (a client must know its act was
+            # dropped, or it waits for ever); a flood hears of it every 20 messages.
+            if in_row % 20 == 1:
+                conn.send(dumps(error_message("rate_limited", "at most 20 messages a second")))
+            continue
+        in_row = 0
+        text = message.get("text")
+        if text is None:
+            conn.send(dumps(error_message("bad_message", "messages are JSON text")))
+            continue
+        try:
+            parsed = parse_client_message(text)
+        except BadMessageError as exc:
+            conn.send(dumps(error_message(exc.code, exc.message)))
+            continue
+        yield text, parsed
+
+
+CHAT_LIMITED = "at most 5 chat lines in 10 s a seat"
+
+
 async def _serve_connection(websocket: WebSocket, room: Room, seat: int | None,
                             limits: Limits, chat: ChatGuard) -> None:
     conn = Connection(websocket, seat)
-    refused = in_row = 0
     try:
         await room.connect(conn)
-        while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            if not limits.allow("c"):
-                refused += 1
-                in_row += 1
-                if refused > 200:
-                    break  # a flood, not a client
-                # The first refusal of every burst is told (a client must know its act was
-                # dropped, or it waits for ever); a flood hears of it every 20 messages.
-                if in_row % 20 == 1:
-                    conn.send(dumps(error_message("rate_limited",
-                                                  "at most 20 messages a second")))
-                continue
-            in_row = 0
-            text = message.get("text")
-            if text is None:
-                conn.send(dumps(error_message("bad_message", "messages are JSON text")))
-                continue
-            try:
-                parsed = parse_client_message(text)
-            except BadMessageError as exc:
-                conn.send(dumps(error_message(exc.code, exc.message)))
-                continue
+        async for _, parsed in _client_messages(websocket, conn, limits):
             if isinstance(parsed, Act):
                 await room.on_act(conn, parsed)
             elif conn.seat is None or chat.allow(room, conn.seat):
                 await room.on_chat(conn, parsed)  # a spectator is told chat is not theirs
             else:
-                conn.send(dumps(error_message("rate_limited", "at most 5 chat lines in 10 s "
-                                              "a seat")))
+                conn.send(dumps(error_message("rate_limited", CHAT_LIMITED)))
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
         await room.disconnect(conn)
         await conn.close()
-
 
 
 async def _serve_elsewhere(websocket: WebSocket, cluster: Cluster, table_id: str, owner: str,
@@ -832,36 +842,17 @@ async def _serve_elsewhere(websocket: WebSocket, cluster: Cluster, table_id: str
     conn = Connection(websocket, seat)
     conn_id = cluster.attach(conn, table_id, owner)
     opened = False
-    refused = in_row = 0
     try:
         opened = await cluster.forward(owner, "open", table_id, conn_id, seat=seat)
+        messages = _client_messages(websocket, conn, limits)
         while opened:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            if not limits.allow("c"):
-                refused += 1
-                in_row += 1
-                if refused > 200:
-                    break
-                if in_row % 20 == 1:
-                    conn.send(dumps(error_message("rate_limited",
-                                                  "at most 20 messages a second")))
-                continue
-            in_row = 0
-            text = message.get("text")
-            if text is None:
-                conn.send(dumps(error_message("bad_message", "messages are JSON text")))
-                continue
             try:
-                parsed = parse_client_message(text)
-            except BadMessageError as exc:
-                conn.send(dumps(error_message(exc.code, exc.message)))
-                continue
+                text, parsed = await anext(messages)
+            except StopAsyncIteration:
+                break
             if not isinstance(parsed, Act) and seat is not None and \
                     not chat.limits.allow(chat.address):
-                conn.send(dumps(error_message("rate_limited", "at most 5 chat lines in 10 s "
-                                              "a seat")))
+                conn.send(dumps(error_message("rate_limited", CHAT_LIMITED)))
                 continue
             try:
                 opened = await cluster.forward(owner, "message", table_id, conn_id, m=text)
