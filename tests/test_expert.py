@@ -221,3 +221,26 @@ def test_the_expert_without_its_model_decides_as_before() -> None:
     again = SearchBot(smart_others=True).evaluate_plays(
         seat_view, seat_view.legal_actions, random.Random(3), 40)
     assert evaluation.mean_points == again.mean_points
+
+
+# -- what the expert's benchmarks read of it ---------------------------------------------
+
+
+def test_a_bid_keeps_the_chance_its_play_outs_gave_of_making_it() -> None:
+    # The forecast kept after a bid is the made share of the very play-outs the bid was
+    # chosen by: make_chance, asked of the same worlds (same seed and sample count),
+    # finds the same share.
+    seat_view = last_round_view([0, 0, 0, 0], "red,griffin,gray", round_no=3)
+    bot = ExpertBot()
+    assert bot.last_bid_forecast is None
+    bid = bid_of(bot, seat_view)
+    samples = bot._samples(bot.bid_budget, 4 * seat_view.players * 3)  # bids 0-3 all tried
+    again = ExpertBot().make_chance(seat_view, bid, random.Random(2), samples=samples)
+    assert bot.last_bid_forecast == again
+    assert 0 < again <= 1
+
+
+def test_the_expert_passes_its_spite_and_sample_floor_to_the_search() -> None:
+    bot = ExpertBot(spite=0.0, min_samples=30)
+    assert bot.spite == 0.0
+    assert bot._samples(bot.play_budget, 10**6) == 30

@@ -158,9 +158,10 @@ class ExpertBot(SearchBot):
 
     def __init__(self, endgame_rounds: int = 3, smart_others: bool = True,
                  play_budget: int = 4000, bid_budget: int = 14000,
-                 opponent_model: bool = False) -> None:
+                 opponent_model: bool = False, min_samples: int = 8,
+                 spite: float = 0.25) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
-                         smart_others=smart_others)
+                         smart_others=smart_others, min_samples=min_samples, spite=spite)
         self.endgame_rounds = endgame_rounds
         self.opponent_model = opponent_model
 

@@ -223,6 +223,10 @@ class SearchBot:
         self.world_tries = world_tries
         self.policy_fit = policy_fit
         self._policies = PolicyCache()
+        #: The chance its own play-outs gave of making the bid it last chose (None before
+        #: its first bid): beside the bids really made, it shows whether the forecast it
+        #: bids by is too hopeful, at no extra cost (``benchmarks/expert_variants.py``).
+        self.last_bid_forecast: float | None = None
 
     def policy_for(self, view: SeatView) -> tuple[ExpectedScorePolicy, frozenset[int]]:
         """This bot's own expected-score policy (and its caches) and the seats that use it."""
@@ -260,6 +264,7 @@ class SearchBot:
                                    value_of=self.outcome_value(view),
                                    others_offset=self.others_bid_offset(view))
         bid = evaluation.best()
+        self.last_bid_forecast = evaluation.tricks[bid][bid] / evaluation.samples
         return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
 
     def make_chance(self, view: SeatView, bid: int, rng: random.Random,

@@ -1,0 +1,224 @@
+"""Which changes to the expert help? Variants of it at one table, on duplicate deals.
+
+Each idea for the expert (more worlds, the standings off, no spite, ...) is a variant: the
+expert with some constructor arguments changed. Up to four variants (or ``hard``) sit at
+one table; every deal is played once per rotation of the seats, so each variant holds
+every hand of the deal once, and the differences between variants are paired deal by deal
+(a deal and its rotated replays are one sample). One four-game deal thus compares four
+bots at the cost that separate matches against three ``hard`` would spend on one of them.
+The table is not three ``hard``: it chooses among variants; the figures against three
+``hard`` come from ``benchmarks/expert.py`` on fresh seeds.
+
+Besides score, win share and the paired differences it gives each variant's bids made by
+round, beside the chance its own play-outs gave of making each bid it chose
+(``SearchBot.last_bid_forecast``), and its CPU time per decision (this process's CPU
+seconds, so a busy machine slows the run, not the figures). Every budget is a number of
+worlds, never a time, so the load changes how many games finish, not their results.
+
+Run: ``nice -n 19 python benchmarks/expert_variants.py --lineup expert,worlds,noend,hard
+--variant worlds=play_budget=12000,bid_budget=42000 --variant noend=endgame_rounds=0
+--deals 20 --workers 2 --save FILE``; ``--report FILE`` gives the figures of the whole
+deals saved there (of a run stopped early, say).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import random
+import secrets
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict
+from pathlib import Path
+
+from minodice.bots.expert import ExpertBot
+from minodice.bots.protocol import Bot
+from minodice.bots.search import HardBot, SearchBot
+from minodice.cli.reports import render_tournament
+from minodice.core.actions import Action, Bid
+from minodice.core.dice import load_dice_set
+from minodice.core.rules import Variant
+from minodice.core.state import GameConfig
+from minodice.core.view import SeatView
+from minodice.play.match import GameResult, deal_rng, made_by_round, play_bot_game
+from minodice.play.tournament import paired_differences, percentile, summarize_games
+
+PLAYERS = 4
+#: Constructor arguments a variant may set, with their types.
+ARGUMENTS = {"endgame_rounds": int, "smart_others": bool, "play_budget": int,
+             "bid_budget": int, "opponent_model": bool, "min_samples": int,
+             "spite": float}
+
+
+def parse_variant(text: str) -> tuple[str, dict[str, object]]:
+    """``name=arg=value,arg=value`` as (name, the expert's keyword arguments).
+
+    >>> parse_variant("worlds=play_budget=12000,spite=0")
+    ('worlds', {'play_budget': 12000, 'spite': 0.0})
+    """
+    name, _, rest = text.partition("=")
+    if not name or not rest:
+        raise ValueError(f"variant {text!r}: expected name=argument=value,...")
+    kwargs: dict[str, object] = {}
+    for item in rest.split(","):
+        key, _, value = item.partition("=")
+        kind = ARGUMENTS.get(key)
+        if kind is None:
+            raise ValueError(f"variant {name!r}: unknown argument {key!r} "
+                             f"(one of {', '.join(ARGUMENTS)})")
+        if kind is bool:
+            if value not in ("true", "false"):
+                raise ValueError(f"variant {name!r}: {key} is true or false, not {value!r}")
+            kwargs[key] = value == "true"
+        else:
+            kwargs[key] = kind(value)
+    return name, kwargs
+
+
+def make_variant(name: str, variants: dict[str, dict[str, object]]) -> SearchBot:
+    """``hard``, ``expert`` (as shipped) or a named variant of the expert."""
+    if name == "hard":
+        return HardBot()
+    if name == "expert":
+        return ExpertBot()
+    return ExpertBot(**variants[name])  # type: ignore[arg-type]
+
+
+class _Watched:
+    """A bot whose decisions are timed in CPU seconds of this process, and whose bids are
+    kept with the chance its own play-outs gave of making them."""
+
+    def __init__(self, bot: SearchBot) -> None:
+        self.bot = bot
+        self.cpu: list[float] = []
+        self.forecasts: list[tuple[int, float]] = []  # (round, forecast), bid order
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        start = time.process_time()
+        action = self.bot.act(view, legal, rng)
+        self.cpu.append(time.process_time() - start)
+        if isinstance(action, Bid):
+            chance = self.bot.last_bid_forecast if len(legal) > 1 else 1.0
+            self.forecasts.append((view.round_no, -1.0 if chance is None else chance))
+        return action
+
+
+def play_game(lineup: Sequence[str], variants: dict[str, dict[str, object]], seed: int,
+              index: int) -> dict[str, object]:
+    """Game ``index``: deal ``index // 4``, the lineup rotated by ``index % 4``."""
+    shift = index % PLAYERS
+    names = list(lineup[shift:]) + list(lineup[:shift])
+    deal = index // PLAYERS
+    bots = [_Watched(make_variant(n, variants)) for n in names]
+    starter = deal_rng(seed, deal, "starter", 0).randrange(PLAYERS)
+    config = GameConfig(PLAYERS, load_dice_set("mino"), Variant.STANDARD, starter)
+    players: list[Bot] = list(bots)
+    state, _ = play_bot_game(config, players, names, seed, deal, f"{seed}:{index}")
+    made = made_by_round(state)
+    result = GameResult(index, names, list(state.totals), state.winners(),
+                        [sum(m) for m in made], [len(m) for m in made],
+                        [b.cpu for b in bots], made)
+    row = {k: v for k, v in asdict(result).items() if k != "record"}
+    row["forecasts"] = [b.forecasts for b in bots]
+    return row
+
+
+def report(rows: list[dict[str, object]], seed: int) -> None:
+    """The figures of the whole deals among ``rows``."""
+    by_deal: dict[int, list[dict[str, object]]] = {}
+    for row in rows:
+        by_deal.setdefault(int(str(row["index"])) // PLAYERS, []).append(row)
+    whole = sorted((r for rs in by_deal.values() if len(rs) == PLAYERS for r in rs),
+                   key=lambda r: int(str(r["index"])))
+    if not whole:
+        print(f"no whole deal yet ({len(rows)} games)")
+        return
+    results = [GameResult(**{k: v for k, v in r.items() if k != "forecasts"})  # type: ignore[arg-type]
+               for r in whole]
+    print(render_tournament(summarize_games(results), len(results), PLAYERS,
+                            paired_differences(results), seed))
+    print("(the ms columns are CPU time per decision of the bot's process)")
+    print()
+    names = list(dict.fromkeys(n for r in results for n in r.seat_bots))
+    for name in names:
+        cpu = [t * 1000 for r in results for s, n in enumerate(r.seat_bots) if n == name
+               for t in r.decision_seconds[s]]
+        made = [m for r in results for s, n in enumerate(r.seat_bots) if n == name
+                for m in r.made_by_round[s]]
+        forecasts = [f for row, r in zip(whole, results, strict=True)
+                     for s, n in enumerate(r.seat_bots) if n == name
+                     for f in row["forecasts"][s]]  # type: ignore[index]
+        print(f"{name}: bids made {statistics.mean(made):.1%} of {len(made)}, its forecast "
+              f"{statistics.mean(f for _, f in forecasts):.1%}; CPU per decision median "
+              f"{statistics.median(cpu):.1f} ms, p99 {percentile(cpu, 0.99):.1f} ms, max "
+              f"{max(cpu):.1f} ms over {len(cpu)}")
+        rounds = sorted({rr for rr, _ in forecasts})
+        line = []
+        for rr in rounds:
+            pairs = [(f, m) for (r2, f), m in zip(forecasts, made, strict=True) if r2 == rr]
+            line.append(f"r{rr} {statistics.mean(m for _, m in pairs):.0%}/"
+                        f"{statistics.mean(f for f, _ in pairs):.0%}")
+        print("  made/forecast by round: " + " ".join(line))
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="variants of the expert at one table")
+    parser.add_argument("--lineup", default="expert,hard,hard,hard",
+                        help="four names: hard, expert, or variants named by --variant")
+    parser.add_argument("--variant", action="append", default=[],
+                        help="name=argument=value,... (the expert's constructor arguments)")
+    parser.add_argument("--deals", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=None, help="default: a fresh one")
+    parser.add_argument("--save", type=Path, default=None,
+                        help="append every finished game (JSON lines) here")
+    parser.add_argument("--report", type=Path, default=None,
+                        help="play nothing: the figures of the games saved in this file")
+    args = parser.parse_args()
+    if args.report is not None:
+        rows = [json.loads(line) for line in
+                args.report.read_text(encoding="utf-8").splitlines()]
+        for line in {json.dumps(r["run"]) for r in rows}:
+            run = json.loads(line)
+            print(f"lineup {', '.join(run['lineup'])}, variants {run['variants']}")
+            report([r for r in rows if r["run"] == run], int(run["seed"]))
+        return
+    variants = dict(parse_variant(v) for v in args.variant)
+    lineup = args.lineup.split(",")
+    unknown = [n for n in lineup if n not in ("hard", "expert") and n not in variants]
+    if len(lineup) != PLAYERS or unknown:
+        sys.exit(f"--lineup: four names of hard, expert or a --variant (unknown: {unknown})")
+    seed = secrets.randbelow(10**9) if args.seed is None else args.seed
+    run = {"lineup": lineup, "variants": variants, "seed": seed}
+    print(f"seed {seed} (repeat with --seed {seed}); lineup {lineup}; variants {variants}",
+          flush=True)
+    rows: list[dict[str, object]] = []
+    out = args.save.open("a", encoding="utf-8") if args.save is not None else None
+    start = time.perf_counter()
+    try:
+        with ProcessPoolExecutor(max_workers=args.workers,
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(play_game, lineup, variants, seed, i)
+                       for i in range(args.deals * PLAYERS)]
+            for n, future in enumerate(as_completed(futures), start=1):
+                row = future.result()
+                rows.append(row)
+                if out is not None:
+                    out.write(json.dumps({"run": run, **row}) + "\n")
+                    out.flush()
+                print(f"  {n}/{len(futures)} games, {time.perf_counter() - start:.0f} s",
+                      flush=True)
+    finally:
+        if out is not None:
+            out.close()
+    report(rows, seed)
+
+
+if __name__ == "__main__":
+    main()
