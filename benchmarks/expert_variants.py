@@ -138,7 +138,7 @@ def report(rows: list[dict[str, object]], seed: int) -> None:
     if not whole:
         print(f"no whole deal yet ({len(rows)} games)")
         return
-    results = [GameResult(**{k: v for k, v in r.items() if k != "forecasts"})  # type: ignore[arg-type]
+    results = [GameResult(**{k: v for k, v in r.items() if k not in ("forecasts", "run")})  # type: ignore[arg-type]
                for r in whole]
     print(render_tournament(summarize_games(results), len(results), PLAYERS,
                             paired_differences(results), seed))
@@ -182,12 +182,12 @@ def main() -> None:
                         help="play nothing: the figures of the games saved in this file")
     args = parser.parse_args()
     if args.report is not None:
-        rows = [json.loads(line) for line in
-                args.report.read_text(encoding="utf-8").splitlines()]
-        for line in {json.dumps(r["run"]) for r in rows}:
+        saved = [json.loads(line) for line in
+                 args.report.read_text(encoding="utf-8").splitlines()]
+        for line in dict.fromkeys(json.dumps(r["run"]) for r in saved):
             run = json.loads(line)
             print(f"lineup {', '.join(run['lineup'])}, variants {run['variants']}")
-            report([r for r in rows if r["run"] == run], int(run["seed"]))
+            report([r for r in saved if r["run"] == run], int(run["seed"]))
         return
     variants = dict(parse_variant(v) for v in args.variant)
     lineup = args.lineup.split(",")

@@ -6,6 +6,7 @@ decisions whose right direction is known, and the pieces they rest on.
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -24,6 +25,9 @@ from minodice.core.state import GameConfig, GameState
 from minodice.core.view import SeatView, view
 
 DS = load_dice_set("mino")
+#: The expert playing for the chance of winning in the last three rounds (off by default
+#: since the measured matches did not show it helping: see the module docstring).
+STANDINGS = functools.partial(ExpertBot, endgame_rounds=3)
 
 
 def last_round_view(totals: list[int], own: str, round_no: int = 8) -> SeatView:
@@ -56,7 +60,7 @@ def test_a_player_far_behind_in_the_last_round_bids_for_what_can_catch_up() -> N
     # 90 points behind the leader: hard's usual bid (+40 at most) cannot win the game.
     seat_view = last_round_view([100, 190, 140, 160], "red,red,yellow,purple,gray,gray,griffin,"
                                 "purple")
-    hard, expert = bid_of(HardBot(), seat_view), bid_of(ExpertBot(), seat_view)
+    hard, expert = bid_of(HardBot(), seat_view), bid_of(STANDINGS(), seat_view)
     assert best_points(hard) < 90
     assert best_points(expert) >= 80
     assert best_points(expert) > best_points(hard)
@@ -70,7 +74,7 @@ def test_a_leader_in_the_last_round_bids_lower_to_miss_by_less(own: str) -> None
     # The standings alone, with hard's picture of the others (the shipped model of hard
     # changes what the others bid in the play-outs: see the next test).
     seat_view = last_round_view([200, 150, 140, 100], own)
-    assert bid_of(ExpertBot(opponent_model=False), seat_view) < bid_of(HardBot(), seat_view)
+    assert bid_of(STANDINGS(opponent_model=False), seat_view) < bid_of(HardBot(), seat_view)
 
 
 def test_a_leader_with_the_model_of_hard_still_bids_lower_than_without_the_standings() -> None:
@@ -78,20 +82,20 @@ def test_a_leader_with_the_model_of_hard_still_bids_lower_than_without_the_stand
     # the first hand above keeps hard's bid of 2; this one still protects the lead.
     seat_view = last_round_view([200, 150, 140, 100],
                                 "yellow,yellow,purple,gray,gray,gray,griffin,gray")
-    expert = ExpertBot(opponent_model=True)
+    expert = STANDINGS(opponent_model=True)
     points_only = ExpertBot(endgame_rounds=0, opponent_model=True)
     assert bid_of(expert, seat_view) < bid_of(points_only, seat_view)
 
 
 def test_before_the_last_rounds_the_expert_scores_play_outs_as_hard_does() -> None:
     seat_view = last_round_view([100, 190, 140, 160], "red,yellow,gray", round_no=3)
-    value = ExpertBot().outcome_value(seat_view)
+    value = STANDINGS().outcome_value(seat_view)
     for points in ([40, -10, 20, 0], [-30, 60, 20, 40]):
         assert value(points) == round_value(points, 0, 0.25)
 
 
 def test_in_the_last_round_only_overtaking_is_worth_much() -> None:
-    value = ExpertBot().outcome_value(last_round_view([100, 190, 140, 160], "red," * 7 + "gray"))
+    value = STANDINGS().outcome_value(last_round_view([100, 190, 140, 160], "red," * 7 + "gray"))
     assert value([70, -10, 20, 0]) < 0.01       # 170 against 180: the game is lost
     assert value([100, -10, 20, 0]) > 0.99      # 200 against 180: won
     assert 0.4 < value([90, 0, 20, 0]) < 0.6    # 190 each: a shared win is half a win
@@ -244,3 +248,12 @@ def test_the_expert_passes_its_spite_and_sample_floor_to_the_search() -> None:
     bot = ExpertBot(spite=0.0, min_samples=30)
     assert bot.spite == 0.0
     assert bot._samples(bot.play_budget, 10**6) == 30
+
+
+def test_by_default_the_expert_scores_the_last_rounds_by_points_as_well() -> None:
+    # The standings are an option (endgame_rounds): on the deals measured, scoring the last
+    # three rounds by the chance of winning made fewer bids and fewer points.
+    seat_view = last_round_view([100, 190, 140, 160], "red," * 7 + "gray")
+    value = ExpertBot().outcome_value(seat_view)
+    for points in ([70, -10, 20, 0], [100, -10, 20, 0]):
+        assert value(points) == round_value(points, 0, 0.25)

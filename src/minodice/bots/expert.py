@@ -156,7 +156,7 @@ class ExpertBot(SearchBot):
 
     name = "expert"
 
-    def __init__(self, endgame_rounds: int = 3, smart_others: bool = True,
+    def __init__(self, endgame_rounds: int = 0, smart_others: bool = True,
                  play_budget: int = 4000, bid_budget: int = 14000,
                  opponent_model: bool = False, min_samples: int = 8,
                  spite: float = 0.25) -> None:
