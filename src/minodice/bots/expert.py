@@ -1,28 +1,33 @@
-"""The ``expert`` bot: the ``hard`` search, playing for the game rather than the round.
+"""The ``expert`` bot: the ``hard`` search, with searchers for opponents in its play-outs.
 
-``hard`` (:mod:`.search`) scores every play-out by its own round points less a quarter of
-the others' mean, whatever the standings. That is right early in a game, where a point is
-a point, and wrong at its end: in the last round a leader 60 points ahead should bid what
-it surely makes, and a player 60 points behind gains nothing from a safe +20 — only a bid
-that can overtake the leader is worth anything. The expert keeps ``hard``'s search (the
-same sampled worlds, weighted by bids and by the rolls so far, and the same play-outs) and
-changes what a play-out is worth:
+What it does by default: ``hard``'s search (:mod:`.search`: the same sampled worlds,
+weighted by bids and by the rolls so far, the same play-outs scored by its round points
+less a quarter of the others' mean), except that in its play-outs the other players play
+the expected-score policy (``smart_others``), since the players it must beat are
+searchers, not the plain heuristic.
 
-- in the last ``endgame_rounds`` rounds, its estimated chance of winning the game
-  (:func:`win_chance`) after the round's points are added to the totals — at the last
-  round exactly who ends on top (a shared first place counting its share), before it a
-  normal model of the rounds still to play, whose spread was measured (:data:`ROUND_SD`);
-- before that, ``hard``'s measure.
+What it can do, measured and left off by default because no match showed it helping:
 
-A tiny share of the points measure is added to the win chance so that, where the game is
-already decided either way, the bot still plays the round well instead of at random.
+*The standings* (``endgame_rounds``). ``hard`` scores a play-out by points whatever the
+standings: in the last round a leader 60 points ahead might rather bid what it surely
+makes, and a player 60 points behind gains nothing from a safe +20. With
+``endgame_rounds=k`` the expert scores the play-outs of the last ``k`` rounds by its
+estimated chance of winning the game (:func:`win_chance`) after the round's points are
+added to the totals — at the last round exactly who ends on top (a shared first place
+counting its share), before it a normal model of the rounds still to play, whose spread
+was measured (:data:`ROUND_SD`); a tiny share of the points measure is added so that,
+where the game is already decided either way, the bot still plays the round well. It was
+on (``k = 3``) until 2026-12-02; on the 7 deals then measured (variants at one table,
+``benchmarks/results/expert-2026-12-02-variants.txt``) the expert without it scored 28
+points a game more (95% [-91, +35]), with the last round only 24 more ([-73, +24]), and
+made more of its bids (56.2% against 51.8%): with three rounds of standings it bid
+riskier in rounds 6–8 and made about a third of those bids. The same run found no gain from
+2.5–3 times the worlds (``play_budget``, ``bid_budget``), at twice the CPU per decision.
 
-It also models its opponents as players of the expected-score policy in its play-outs
-(``smart_others``), since the players it must beat are searchers, not the plain heuristic.
-
-And it infers their hidden dice from a model of ``hard`` measured on ``hard``'s self-play
-(:class:`OpponentModel`, fitted by ``scripts/fit_hard_model.py`` and shipped as
-``bots/data/hard-model.json``), where ``hard`` assumes the plain heuristic: ``hard`` bids
+*A model of hard* (``opponent_model``): it can infer the others' hidden dice from a model
+of ``hard`` measured on ``hard``'s self-play (:class:`OpponentModel`, fitted by
+``scripts/fit_hard_model.py`` and shipped as ``bots/data/hard-model.json``), where
+``hard`` assumes the plain heuristic: ``hard`` bids
 its hand's expected tricks plus an offset that grows with the round (0.05 in round 1, about
 0.4 in rounds 7–8), so a bid of 3 means a weaker hand than ``hard``'s sampling takes it
 for; and it rolls the die the expected-score policy would roll 65% of the time among two
@@ -152,7 +157,8 @@ def hard_model() -> OpponentModel:
 
 
 class ExpertBot(SearchBot):
-    """``hard``'s search with the standings in mind at the game's end (module docstring)."""
+    """``hard``'s search with searchers for opponents; the standings at the game's end and a
+    model of ``hard`` as options (module docstring)."""
 
     name = "expert"
 
