@@ -150,3 +150,51 @@ async def test_an_epoch_is_above_the_stores_even_when_redis_forgot_every_epoch(
     again = await a.take("forgotten", floor=3)  # a floor below Redis's count: INCR wins
     assert again is not None
     assert again.epoch == 9
+
+
+async def test_the_expiry_index_lists_the_tables_whose_lease_expired_or_was_handed_over(
+        processes: tuple[Leases, Leases]) -> None:
+    """What the takeover sweep reads instead of every lease (server/cluster.py)."""
+    a, b = processes
+
+    async def due() -> list[str]:
+        return sorted((await a.due(100, "-"))[1])
+
+    held: dict[str, Lease] = {}
+    for name in ("x", "y", "z", "w"):
+        lease = await a.take(name)
+        assert lease is not None
+        held[name] = lease
+    assert await due() == []  # every lease runs
+    assert await a.release(held["y"])  # for another owner: listed at once
+    assert await a.release(held["z"], hand_over=False)  # needs none: not listed
+    assert await due() == ["y"]
+    for _ in range(6):  # renewed (one by one, and many in one round trip): not listed
+        await asyncio.sleep(0.1)
+        await a.renew(held["x"])
+        assert await a.renew_all([held["w"]]) == [None]
+        assert await due() == ["y"]
+    await expired(a, "x")  # its owner stopped renewing (dead, or paused)
+    await expired(a, "w")
+    assert await due() == ["w", "x", "y"]
+    taken = await b.take("x")
+    assert taken is not None
+    assert await due() == ["w", "y"]  # a new owner's lease runs
+    lost = await a.renew_all([held["x"], held["w"]])
+    assert all(isinstance(result, LeaseLostError) for result in lost)
+    assert not await a.orphaned("x")  # an owner holds it: its score stays
+    assert await a.orphaned("v")  # unknown to the index, nobody holds it: listed
+    assert not await a.unlist("x")
+    assert await a.unlist("w")  # finished while nobody held it
+    assert await due() == ["v", "y"]
+    assert (await a.due(1, "-"))[1] in (["v"], ["y"])  # at most as many as asked
+
+
+async def test_the_index_generation_changes_only_when_redis_loses_its_data(
+        processes: tuple[Leases, Leases]) -> None:
+    a, b = processes
+    first, _ = await a.due(10, "made-by-a")
+    assert first == "made-by-a"
+    assert (await b.due(10, "made-by-b"))[0] == "made-by-a"  # the first asker's, for all
+    await a.client.delete(f"{a.prefix}generation")  # as a Redis that lost its data
+    assert (await b.due(10, "made-by-b"))[0] == "made-by-b"

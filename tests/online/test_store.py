@@ -76,9 +76,30 @@ def test_the_engines_are_the_ones_asked_for(store: Store, store_url: str) -> Non
     assert store.engine.dialect.name == ("sqlite" if store_url.startswith("sqlite")
                                          else "postgresql")
     with store.engine.connect() as conn:
-        assert migrations.current(conn) == migrations.head() == "r0004"
+        assert migrations.current(conn) == migrations.head() == "r0005"
         assert "epoch" in {c["name"] for c in inspect(conn).get_columns("tables")}
     assert store.ready() is None
+
+
+def test_live_ids_come_a_page_at_a_time_by_an_index(store: Store) -> None:
+    """The takeover sweep's backstop (server/cluster.py): a page of one status's ids after
+    a cursor, read by the index on (status, id) — a page costs its rows, not the table's."""
+    rows = [new_row(store) for _ in range(5)]
+    store.save(rows[0].id, status="playing")
+    waiting = sorted(row.id for row in rows[1:])
+    assert store.ids_after("waiting", "", 2) == waiting[:2]
+    assert store.ids_after("waiting", waiting[1], 2) == waiting[2:]
+    assert store.ids_after("waiting", waiting[3], 2) == []
+    assert store.ids_after("playing", "", 100) == [rows[0].id]
+    with store.engine.connect() as conn:
+        indexes = {i["name"]: i["column_names"] for i in inspect(conn).get_indexes("tables")}
+        assert indexes["ix_tables_status_id"] == ["status", "id"]
+        if store.engine.dialect.name == "sqlite":
+            plan = " ".join(str(r[-1]) for r in conn.exec_driver_sql(
+                "EXPLAIN QUERY PLAN SELECT id FROM tables WHERE status = 'waiting' "
+                "AND id > 'x' ORDER BY id LIMIT 100"))
+            assert "ix_tables_status_id" in plan, plan
+            assert "TEMP B-TREE" not in plan, plan  # no sort of every row
 
 
 def test_postgres_urls_go_through_psycopg_3() -> None:

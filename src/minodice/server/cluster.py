@@ -9,9 +9,15 @@ What the processes share, and nothing home-made beyond it:
   a takeover. A process that loses a renewal, or whose write is fenced, lets the table go:
   its room stops (no timer, no bot), its connections are told ``moved`` and closed (1012),
   and they connect again — to any process.
-- **Takeover**: every process looks for tables of the store without a lease (a dead owner's
-  expired; a stopping owner released its own) every ``sweep`` seconds and takes them:
-  loaded from the store (the room's resume path: clocks, bots, grace periods).
+- **Takeover**: every ``sweep`` seconds every process takes the tables without a live
+  lease (a dead owner's expired; a stopping owner released its own): loaded from the store
+  (the room's resume path: clocks, bots, grace periods). It finds them in the leases'
+  expiry index (:meth:`Leases.due`: one ``ZRANGEBYSCORE`` up to now), so that a sweep
+  costs the tables that changed hands, not every table of the store; a slow backstop
+  reads the store's live tables a page a sweep, round and round, for tables the index
+  does not know (after Redis lost its data, all of them at the pace of a full pass).
+  The new owner announces each takeover (``minodice:taken``): the connections forwarded to
+  the old one are told ``moved``.
 - **Forwarding** (no sticky sessions): a client connected to a process that does not own
   its table is served from there. Its messages are forwarded to the owner over Redis
   pub/sub (``minodice:in:OWNER``); the owner counts it as a connection of its seat and
@@ -35,6 +41,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import secrets
 import time
 import uuid
@@ -45,10 +52,11 @@ from typing import Any
 import httpx
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
 
 from minodice.server import ops
 from minodice.server.leases import Lease, LeaseLostError, Leases
-from minodice.server.lobby import Lobby
+from minodice.server.lobby import ID_ALPHABET, Lobby
 from minodice.server.presence import Sender
 from minodice.server.protocol import (
     MOVED,
@@ -65,9 +73,17 @@ log = logging.getLogger("minodice.server.cluster")
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
 PREFIX = "minodice:"
+TAKEN = f"{PREFIX}taken"  # the channel of every process: a table's new owner
 FORWARD_HEADER = "x-minodice-forward"  # the cluster's secret: a request from a peer
 REQUEST_TIMEOUT = 5.0  # seconds an owner has to answer a forwarded message
-RENEW_AT_ONCE = 50  # leases renewed concurrently (each its own round trip to Redis)
+RENEW_AT_ONCE = 500  # leases renewed in one round trip to Redis (a pipeline)
+LIVE = ("playing", "waiting")  # the statuses of a table that has an owner
+# What one sweep reads at most (more waits for the next sweep):
+DUE_AT_ONCE = 1000  # tables of the expiry index whose lease expired
+BACKSTOP_PAGE = 100  # the store's live tables, looked up in Redis: the slow backstop
+FULL_PAGE = 1000  # the same while a full pass runs (at start, after Redis lost its data)
+REMOTE_PAGE = 100  # tables this process forwards connections for, their owners read again
+ADOPT_AT_ONCE = 16  # tables a sweep loads concurrently
 
 
 class OwnerGoneError(Exception):
@@ -101,7 +117,7 @@ class Cluster:
     """This process among the others (see the module docstring)."""
 
     def __init__(self, url: str, lobby: Lobby, advertise: str, lease_ms: int = 5000,
-                 sweep: float = 0.5) -> None:
+                 sweep: float = 0.5, rng: random.Random | None = None) -> None:
         self.redis: Redis = Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
         self.leases = Leases(self.redis, lease_ms, prefix=PREFIX)
         self.proc = self.leases.owner
@@ -113,6 +129,15 @@ class Cluster:
         self.held: dict[str, Lease] = {}
         self.renewed: dict[str, float] = {}  # when each lease was last known ours
         self.remote: dict[str, RemoteConn] = {}
+        self.remote_tables: dict[str, set[str]] = {}  # table id -> ids in ``remote``
+        # The sweep (see sweep_once). Its order of takeovers and its backstop's starting
+        # point are random, so that several processes spread over different tables.
+        self._rng = rng or random.Random(secrets.randbits(64))
+        self._generation: str | None = None  # the expiry index's, as last seen
+        self._full: tuple[int, str] | None = (0, "")  # a full pass's cursor (or none)
+        self._backstop = (self._rng.randrange(len(LIVE)),
+                          "".join(self._rng.choice(ID_ALPHABET) for _ in range(10)))
+        self._remote_queue: list[str] = []
         self.senders: dict[tuple[str, str], tuple[str, RemoteSender]] = {}
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._adopting: dict[str, asyncio.Future[bool]] = {}
@@ -227,14 +252,15 @@ class Cluster:
         return lease.epoch
 
     def _forgotten(self, table_id: str) -> None:
+        """A table that needs no owner any more (finished, expired, never written)."""
         lease = self.held.pop(table_id, None)
         self.renewed.pop(table_id, None)
         if lease is not None:
-            self._spawn(self._release(lease))
+            self._spawn(self._release(lease, hand_over=False))
 
-    async def _release(self, lease: Lease) -> None:
+    async def _release(self, lease: Lease, hand_over: bool = True) -> None:
         with contextlib.suppress(RedisError, OSError):
-            await self.leases.release(lease)
+            await self.leases.release(lease, hand_over)
 
     def _fenced(self, room: Room) -> None:
         self._spawn(self.let_go(room.id, "a write was refused by the fence"))
@@ -257,6 +283,10 @@ class Cluster:
                     extra={"table": table_id})
         if lease is not None:
             await self._release(lease)
+        # A lease lost without a release (Redis lost its data, or it expired): the index
+        # lists the table as expired unless its new owner's score is there already.
+        with contextlib.suppress(RedisError, OSError):
+            await self.leases.orphaned(table_id)
 
     def owns(self, table_id: str) -> bool:
         """Whether this process serves ``table_id`` as its owner (a damaged table it holds
@@ -273,21 +303,25 @@ class Cluster:
             owner = await self.leases.owner_of(table_id)
             if owner is not None and owner != self.proc:
                 return owner
-            if owner is None and await self.adopt(table_id):
-                return None
+            try:
+                if owner is None and await self.adopt(table_id):
+                    return None
+            except SQLAlchemyError as exc:  # the store does not answer: nobody can load it
+                raise OwnerGoneError(f"table {table_id} cannot be read now") from exc
             await asyncio.sleep(0.05)  # taken or given up meanwhile: look again
         raise OwnerGoneError(f"table {table_id} changes hands too often")
 
-    async def adopt(self, table_id: str) -> bool:
+    async def adopt(self, table_id: str, listed: bool = False) -> bool:
         """Take ``table_id`` if nobody holds it; whether it is served here now (also when
-        it needs no owner: not in the store, finished). One attempt a table at a time."""
+        it needs no owner: not in the store, finished; ``listed``: the expiry index listed
+        it, and lists it no more then). One attempt a table at a time."""
         running = self._adopting.get(table_id)
         if running is not None:
             return await asyncio.shield(running)
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._adopting[table_id] = future
         try:
-            result = await self._adopt(table_id)
+            result = await self._adopt(table_id, listed)
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # retrieved: nobody else may wait for it
@@ -298,13 +332,15 @@ class Cluster:
             del self._adopting[table_id]
         return result
 
-    async def _adopt(self, table_id: str) -> bool:
+    async def _adopt(self, table_id: str, listed: bool) -> bool:
         if self.owns(table_id) or self.stopping:
             return not self.stopping
         loop = asyncio.get_running_loop()
         store = self.lobby.store
         row = await loop.run_in_executor(None, store.row, table_id)
-        if row is None or row.status not in ("waiting", "playing"):
+        if row is None or row.status not in LIVE:
+            if listed:  # (a finished table never plays again: nobody is to look again)
+                await self.leases.unlist(table_id)
             return True
         lease = await self.leases.take(table_id, floor=row.epoch)
         if lease is None:
@@ -314,8 +350,15 @@ class Cluster:
         try:  # the epoch claimed in the store first: then the log is as nobody else may
             await store.claim(table_id, lease.epoch)  # change it any more
             full = await loop.run_in_executor(None, store.load, table_id)
-        except Exception as exc:
-            log.error("table %s could not be loaded: %s", table_id, type(exc).__name__)
+        except ValueError as exc:  # an event that is not JSON: kept here, set aside (owned
+            # and renewed, so that no sweep of any process loads it again and again)
+            reason = self.lobby.damaged[table_id] = f"{type(exc).__name__}: {exc}"[:300]
+            log.error("table %s is damaged and set aside: %s (see: minodice table %s)",
+                      table_id, reason, table_id, extra={"table": table_id})
+            return True
+        except Exception as exc:  # the store away, or a newer owner claimed it first
+            log.warning("table %s could not be taken over now: %s", table_id,
+                        getattr(exc, "why", type(exc).__name__), extra={"table": table_id})
             self.held.pop(table_id, None)
             await self._release(lease)
             return False
@@ -325,6 +368,7 @@ class Cluster:
         ops.TAKEOVERS.inc()
         log.info("table %s taken over with epoch %d at seq %d", table_id, lease.epoch,
                  full.seq, extra={"table": table_id, "seq": full.seq})
+        self._outbox.put_nowait((TAKEN, json.dumps({"t": table_id, "o": self.proc})))
         if room is not None:
             await room.resume()
         return True
@@ -343,11 +387,15 @@ class Cluster:
                 log.warning("Redis does not answer: %s", type(exc).__name__)
             now = time.monotonic()
             held = list(self.held.items())
-            for start in range(0, len(held), RENEW_AT_ONCE):  # a thousand tables: in batches
+            for start in range(0, len(held), RENEW_AT_ONCE):
                 batch = held[start:start + RENEW_AT_ONCE]
-                results = await asyncio.gather(*(self.leases.renew(lease) for _, lease in batch),
-                                               return_exceptions=True)
-                for (table_id, _), result in zip(batch, results, strict=True):
+                try:
+                    results = await self.leases.renew_all([lease for _, lease in batch])
+                except (RedisError, OSError) as exc:
+                    results = [exc] * len(batch)
+                for (table_id, lease), result in zip(batch, results, strict=True):
+                    if self.held.get(table_id) is not lease:
+                        continue  # let go meanwhile
                     if result is None:
                         self.renewed[table_id] = now
                     elif isinstance(result, LeaseLostError):
@@ -381,37 +429,125 @@ class Cluster:
                         await room.disconnect(sender)
 
     async def _watch(self) -> None:
-        """Take over every table without an owner; move the connections whose table's
-        owner changed (their clients connect again and find the new one)."""
-        loop = asyncio.get_running_loop()
+        """The takeover sweep, every ``sweep`` seconds (:meth:`sweep_once`). A failure is
+        logged when it begins and when it ends, not every half second meanwhile."""
+        failing: str | None = None
         while True:
             await asyncio.sleep(self.sweep)
             try:
-                if self.remote:
-                    ids = sorted({rc.table_id for rc in self.remote.values()})
-                    owners = dict(zip(ids, await self._owners(ids), strict=True))
-                    for conn_id, rc in list(self.remote.items()):
-                        if owners.get(rc.table_id) != rc.owner:
-                            self.remote.pop(conn_id, None)
-                            rc.conn.send(MOVED)
-                ids = await loop.run_in_executor(None, self.lobby.store.ids,
-                                                 ["waiting", "playing"])
-                ids = [tid for tid in ids if tid not in self.held]
-                for table_id, owner in zip(ids, await self._owners(ids), strict=True):
-                    if owner is None and not self.stopping:
-                        await self.adopt(table_id)
+                await self.sweep_once()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis or the database away: next time
-                log.warning("the takeover sweep failed: %s", type(exc).__name__)
+                why = type(exc).__name__
+                if why != failing:
+                    log.warning("the takeover sweep failed: %s (tried again every %g s)",
+                                why, self.sweep)
+                failing = why
+            else:
+                if failing is not None:
+                    log.info("the takeover sweep works again")
+                failing = None
 
-    async def _owners(self, ids: list[str]) -> list[str | None]:
-        out: list[str | None] = []
-        for start in range(0, len(ids), 500):
-            keys = [f"{PREFIX}lease:{tid}" for tid in ids[start:start + 500]]
-            for value in await self.redis.mget(keys):
-                out.append(value.decode() if isinstance(value, bytes) else value)
-        return out
+    async def sweep_once(self) -> None:
+        """Take every table without an owner; move the connections whose table's owner
+        changed (their clients connect again and find the new one).
+
+        What it reads is what changed, not every table: the expiry index's tables whose
+        lease expired or was handed over (one ``ZRANGEBYSCORE``); one page of the
+        backstop (:meth:`_backstop_page`); the owners of one page of the tables this
+        process forwards connections for (a takeover's notice lost while Redis
+        restarted). At 100,000 tables that is a few hundred rows and keys, where reading
+        every table's lease was 100,000 of each, in every process, every sweep. Each part
+        runs even if one before failed (the database away: Redis still answers); the
+        first failure is raised at the end.
+        """
+        failures: list[Exception] = []
+        for part in (self._take_due, self._backstop_page, self._check_remote):
+            if self.stopping:
+                return
+            try:
+                await part()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                failures.append(exc)
+        if failures:
+            raise failures[0]
+
+    async def _take_due(self) -> None:
+        """The expiry index's tables whose lease expired or was handed over: taken."""
+        # (a new generation proposed each time: after a loss, whoever asks first makes
+        # one no process has seen)
+        generation, due = await self.leases.due(DUE_AT_ONCE, secrets.token_hex(8))
+        if generation != self._generation:
+            if self._generation is not None:
+                log.warning("Redis lost its data (the lease index is new): every table of "
+                            "the store is looked at again")
+            self._generation = generation
+            self._full = (0, "")
+        for table_id in due:  # its lease expired: nobody serves it now
+            self._moved_to(table_id, None)
+        await self._adopt_all([tid for tid in due if tid not in self.held], listed=True)
+
+    async def _adopt_all(self, ids: list[str], listed: bool = False) -> None:
+        """Take the tables ``ids`` (those nobody holds), a few at a time, in a random
+        order: several processes sweeping at once each begin with different ones. Every
+        table is tried; then the first failure is raised."""
+        if not ids:
+            return
+        self._rng.shuffle(ids)
+        slots = asyncio.Semaphore(ADOPT_AT_ONCE)
+
+        async def one(table_id: str) -> None:
+            async with slots:
+                if not self.stopping and table_id not in self.held:
+                    await self.adopt(table_id, listed)
+
+        results = await asyncio.gather(*(one(tid) for tid in ids), return_exceptions=True)
+        for result in results:  # every table tried; the first failure told (the sweep's)
+            if isinstance(result, BaseException):
+                raise result
+
+    async def _backstop_page(self) -> None:
+        """One page of the store's live tables (:meth:`Store.ids_after`: one range of an
+        index), those without a lease taken: the tables the expiry index does not know.
+        ``BACKSTOP_PAGE`` a sweep, round and round from a random point; ``FULL_PAGE`` a
+        sweep from the start to the end while a full pass runs."""
+        full = self._full
+        which, after = full if full is not None else self._backstop
+        limit = FULL_PAGE if full is not None else BACKSTOP_PAGE
+        loop = asyncio.get_running_loop()
+        ids = await loop.run_in_executor(None, self.lobby.store.ids_after, LIVE[which],
+                                         after, limit)
+        cursor = (which, ids[-1]) if len(ids) == limit else (which + 1, "")
+        if full is not None:
+            self._full = cursor if cursor[0] < len(LIVE) else None
+        else:
+            self._backstop = (cursor[0] % len(LIVE), cursor[1])
+        ids = [tid for tid in ids if tid not in self.held]
+        owners = await self.leases.owners(ids)
+        await self._adopt_all([tid for tid, owner in zip(ids, owners, strict=True)
+                               if owner is None])
+
+    async def _check_remote(self) -> None:
+        """The owners of up to ``REMOTE_PAGE`` tables this process forwards connections
+        for, read again (round and round): a takeover's notice may have been lost."""
+        if not self._remote_queue:
+            self._remote_queue = list(self.remote_tables)
+        batch = [tid for tid in self._remote_queue[:REMOTE_PAGE] if tid in self.remote_tables]
+        del self._remote_queue[:REMOTE_PAGE]
+        for table_id, owner in zip(batch, await self.leases.owners(batch), strict=True):
+            self._moved_to(table_id, owner)
+
+    def _moved_to(self, table_id: str, owner: str | None) -> None:
+        """``table_id`` is ``owner``'s now (``None``: nobody's): this process's
+        connections forwarded to another process for it are told ``moved``."""
+        for conn_id in list(self.remote_tables.get(table_id, ())):
+            rc = self.remote.get(conn_id)
+            if rc is not None and rc.owner != owner:
+                self.detach(conn_id)
+                rc.conn.send(MOVED)
 
     async def _listen(self) -> None:
         """This process's two channels: messages for the tables it owns (``in``), and
@@ -420,7 +556,7 @@ class Cluster:
         while True:
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(incoming, outgoing)
+                await pubsub.subscribe(incoming, outgoing, TAKEN)
                 while True:
                     message = await pubsub.get_message(timeout=1.0)
                     if message is None:
@@ -430,6 +566,8 @@ class Cluster:
                     channel = channel.decode() if isinstance(channel, bytes) else channel
                     if channel == incoming:
                         self._spawn(self._serve(data))
+                    elif channel == TAKEN:
+                        self._moved_to(str(data.get("t")), str(data.get("o")))
                     else:
                         self._deliver(data)
             except asyncio.CancelledError:
@@ -478,17 +616,25 @@ class Cluster:
             text = str(data.get("t"))
             rc.conn.send(text)
             if text == MOVED:
-                self.remote.pop(str(data.get("c")), None)
+                self.detach(str(data.get("c")))
 
     # -- forwarding: this process's side ---------------------------------------------------
 
     def attach(self, conn: Sender, table_id: str, owner: str) -> str:
         conn_id = uuid.uuid4().hex
         self.remote[conn_id] = RemoteConn(conn, table_id, owner)
+        self.remote_tables.setdefault(table_id, set()).add(conn_id)
         return conn_id
 
     def detach(self, conn_id: str) -> RemoteConn | None:
-        return self.remote.pop(conn_id, None)
+        rc = self.remote.pop(conn_id, None)
+        if rc is not None:
+            conns = self.remote_tables.get(rc.table_id)
+            if conns is not None:
+                conns.discard(conn_id)
+                if not conns:
+                    del self.remote_tables[rc.table_id]
+        return rc
 
     async def forward(self, owner: str, op: str, table_id: str, conn_id: str,
                       **more: Any) -> bool:

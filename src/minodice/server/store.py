@@ -44,6 +44,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     Connection,
+    Index,
     Integer,
     MetaData,
     String,
@@ -125,6 +126,8 @@ tables = Table(
     Column("rematch", String(32), nullable=True),
     Column("epoch", Integer, nullable=False, server_default="0"),  # the fence (r0003)
 )
+# The backstop of the takeover sweep pages through live tables by id (r0005).
+Index("ix_tables_status_id", tables.c.status, tables.c.id)
 
 events = Table(
     "events",
@@ -387,6 +390,15 @@ class Store:
             return [r.id for r in conn.execute(
                 select(tables.c.id).where(tables.c.status.in_(list(statuses)))
                 .order_by(tables.c.created_at))]
+
+    def ids_after(self, status: str, after: str, limit: int) -> list[str]:
+        """Up to ``limit`` ids of the tables of ``status`` after the id ``after``, in id
+        order: a page of the takeover sweep's backstop (server/cluster.py). One range of
+        the index on ``(status, id)``, so that a page costs its rows, not every table."""
+        with self.engine.connect() as conn:
+            return [r.id for r in conn.execute(
+                select(tables.c.id).where((tables.c.status == status) & (tables.c.id > after))
+                .order_by(tables.c.id).limit(limit))]
 
     def public_waiting(self, limit: int, after: tuple[int, str] | None = None
                        ) -> list[TableRow]:
