@@ -9,10 +9,10 @@ import contextlib
 import json
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import pytest
@@ -20,6 +20,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from live_server import LiveServer, free_port
+from minodice.core.fair import verify_record
+from minodice.server.store import Store
 
 LEASE = 2.0  # seconds: a dead owner's tables are taken over after this
 PACE = 0.06  # seconds between a player's messages (the server takes 20 a second)
@@ -215,3 +217,31 @@ def wait_finished(server: LiveServer, table: str, timeout: float = 240.0) -> dic
                 return record
         assert time.monotonic() < deadline, f"table {table} did not finish"
         time.sleep(0.3)
+
+
+class Decider(Protocol):
+    """A person of a test: their seat, and every (turn, action) they sent."""
+
+    seat: int
+    acts: dict[str, str]
+
+
+def check_game(cluster: Cluster, table: str, players: Sequence[Decider],
+               record: dict[str, Any]) -> None:
+    """The record verifies; each player's acknowledged decisions are in it; the store's
+    log holds each decision once (events numbered without gap, no turn twice)."""
+    verify_record(record)
+    for player in players:
+        for turn, action in player.acts.items():
+            assert in_record(record, player.seat, turn, action), (player.seat, turn, action)
+    store = Store(cluster.db, upgrade=False)
+    try:
+        row = store.load(table)
+        assert row is not None
+        assert row.status == "finished"
+        assert row.events == len(row.log)
+        decisions = [(e.get("seat"), e.get("turn"), e.get("kind"), e.get("action"))
+                     for e in row.log if e.get("seat") is not None and e.get("turn")]
+        assert len(decisions) == len(set(decisions)), "a decision was applied twice"
+    finally:
+        store.close()

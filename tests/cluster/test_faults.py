@@ -16,28 +16,16 @@ import httpx
 from minodice.core.fair import verify_record
 from minodice.server.store import Store
 
-from .conftest import LEASE, Cluster, Player, create, in_record, join, metric, owner_of
-
-
-def check_game(cluster: Cluster, table: str, players: list[Player],
-               record: dict[str, Any]) -> None:
-    """The record verifies; each player's acknowledged decisions are in it; the store's
-    log holds each decision once (events numbered without gap, no turn twice)."""
-    verify_record(record)
-    for player in players:
-        for turn, action in player.acts.items():
-            assert in_record(record, player.seat, turn, action), (player.seat, turn, action)
-    store = Store(cluster.db, upgrade=False)
-    try:
-        row = store.load(table)
-        assert row is not None
-        assert row.status == "finished"
-        assert row.events == len(row.log)
-        decisions = [(e.get("seat"), e.get("turn"), e.get("kind"), e.get("action"))
-                     for e in row.log if e.get("seat") is not None and e.get("turn")]
-        assert len(decisions) == len(set(decisions)), "a decision was applied twice"
-    finally:
-        store.close()
+from .conftest import (
+    LEASE,
+    Cluster,
+    Player,
+    check_game,
+    create,
+    join,
+    metric,
+    owner_of,
+)
 
 
 async def play_all(players: list[Player]) -> None:

@@ -37,6 +37,7 @@ from fastapi import FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.websockets import WebSocketDisconnect
@@ -832,7 +833,14 @@ async def _serve_elsewhere(websocket: WebSocket, cluster: Cluster, table_id: str
     seat = None
     if token:
         loop = asyncio.get_running_loop()
-        row = await loop.run_in_executor(None, cluster.lobby.store.row, table_id)
+        try:
+            row = await loop.run_in_executor(None, cluster.lobby.store.row, table_id)
+        except SQLAlchemyError:  # the database away: the owner still plays the table
+            await websocket.send_text(dumps(error_message(
+                "unavailable", "this server process cannot read the table's seats just "
+                "now; connect again in a moment")))
+            await websocket.close(code=1013)
+            return
         seat = seat_of_row(row.seats, token) if row is not None else None
         if seat is None:
             await websocket.send_text(dumps(error_message(
