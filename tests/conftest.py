@@ -9,6 +9,7 @@ from typing import TypeVar
 
 import pytest
 
+from program_starts import program_starts
 from services import Postgres, Redis, ServiceMissingError, postgres_server, redis_server
 
 T = TypeVar("T")
@@ -43,6 +44,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if (parts[0] in SLOW_FOLDERS or path.name in SLOW_FILES
                 or item.name.split("[")[0] in SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A test not marked ``slow`` that starts the ``minodice`` program fails: ``make check``
+    runs it, and a real program costs most of a second a start. It runs the command
+    in-process (tests/command.py), or the test is marked ``slow`` if it needs the real
+    program (its entry point, real standard streams, a memory limit, signals)."""
+    if item.get_closest_marker("slow") is not None:
+        return (yield)
+    with program_starts() as started:
+        result = yield
+    if started:
+        pytest.fail(f"a test not marked slow started the minodice program {len(started)} "
+                    f"time(s), first as {' '.join(started[0])[:300]!r}: run the command "
+                    "in-process (tests/command.py), or mark the test slow",
+                    pytrace=False)
+    return result
 
 
 @pytest.fixture(scope="session")

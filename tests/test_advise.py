@@ -5,27 +5,24 @@ with a clear message and no traceback."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from command import as_program, as_text, in_process
 from minodice.bots.advisor import Advice, AdviceError, advise
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ("--players", "4", "--round", "5", "--seat", "2", "--hand",
            "red,red,griffin,gray,purple")
 ROW = re.compile(r"^\s*(\d+)\s+(\d+)%\s+([+-]?\d+\.\d)(\s+<- best)?\s*$")
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "minodice.cli", "advise", *args], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    """``minodice advise ARGS``, in this process (tests/command.py; the program itself is
+    checked by test_the_program_prints_what_the_command_prints_in_process)."""
+    return as_text(in_process("advise", *args, env={"COLUMNS": "200"}))
 
 
 def advise_json(*args: str) -> dict[str, Any]:
@@ -169,3 +166,23 @@ def test_advise_function_raises_advice_error(players: int, round_no: int, seat: 
     with pytest.raises(AdviceError) as info:
         advise(players, round_no, seat, hand, samples=4, seed=0)
     assert phrase in str(info.value)
+
+
+@pytest.mark.slow  # real programs, ~1 s each: the cases above run the command in-process
+def test_the_program_prints_what_the_command_prints_in_process() -> None:
+    """``python -m minodice.cli advise``: the entry point, its exit status and the bytes of
+    its standard streams are those of the in-process runs the other tests make."""
+    for args in ((*EXAMPLE, "--seed", "7"), (*EXAMPLE, "--seed", "7", "--json"),
+                 ("--players", "4", "--round", "3", "--hand", "red,blue,gray")):
+        program = as_program("advise", *args, env={"COLUMNS": "200"}, module="minodice.cli")
+        inside = in_process("advise", *args, env={"COLUMNS": "200"})
+        assert (program.returncode, program.stdout, program.stderr) == (
+            inside.returncode, inside.stdout, inside.stderr), args
+    assert program.returncode == 2
+    assert b"'blue'" in program.stderr
+    # A usage error (Click's) names the program as it was called, so only its gist compares.
+    program = as_program("advise", "--hand", "red", "--samples", "0", module="minodice.cli")
+    assert program.returncode == 2
+    assert b"--samples" in program.stderr
+    assert b"Traceback" not in program.stderr
+    assert program.stdout == b""

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from command import as_program, in_process
 from examples import example_record
 from minodice.files import MAX_RECORD_BYTES
 from minodice.text.replay import render_replay
@@ -25,16 +26,21 @@ CLEAR = "Ben\x1b[2J\x1b[H"      # clears the screen
 BIDI = "Cleo\u202e"             # turns the rest of the line around
 
 
-def run(*args: str, stdin: bytes | None = None,
-        memory: int | None = None) -> subprocess.CompletedProcess[bytes]:
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``minodice ARGS`` in this process (tests/command.py); the real program is checked by
+    test_the_program_writes_the_bytes_the_command_writes_in_process."""
+    return in_process(*args, stdin=stdin)
+
+
+def run_program(*args: str, memory: int) -> subprocess.CompletedProcess[bytes]:
+    """``python -m minodice ARGS`` as a real program whose address space is ``memory``
+    bytes: a limit only a process of its own can have."""
     def limit() -> None:
-        if memory is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "minodice", *args], input=stdin,
-                          capture_output=True, env=env, timeout=120, check=False,
-                          preexec_fn=limit)
+    return subprocess.run([sys.executable, "-m", "minodice", *args], capture_output=True,
+                          env=env, timeout=120, check=False, preexec_fn=limit)
 
 
 def write(path: Path, data: Record | str) -> Path:
@@ -88,12 +94,21 @@ def test_render_replay_escapes_every_name() -> None:
 # -- too big -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a real program: only a process of its own has a memory limit
 def test_replay_dev_zero_ends_with_a_clear_error() -> None:
-    proc = run("replay", "/dev/zero", memory=1 << 30)
+    proc = run_program("replay", "/dev/zero", memory=1 << 30)
     err = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == 1, err[-500:]
     assert "Traceback" not in err
     assert "MemoryError" not in err
+    assert err.count("\n") == 1
+    assert "16 MB" in err
+
+
+def test_replay_dev_zero_in_process_reads_no_more_than_the_cap() -> None:
+    proc = run("replay", "/dev/zero")
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 1, err[-500:]
     assert err.count("\n") == 1
     assert "16 MB" in err
 
@@ -159,6 +174,28 @@ def test_a_huge_number_gives_a_short_error(tmp_path: Path, kind: str, as_json: b
     if as_json:
         message = json.loads(out)["error"]["message"]
         assert message in err
+
+
+# -- the real program -------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # real programs, ~1 s each: the cases above run the command in-process
+def test_the_program_writes_the_bytes_the_command_writes_in_process(tmp_path: Path) -> None:
+    """``python -m minodice``: its exit status and the bytes of its standard streams (a
+    name's escapes, a huge number's short error, a capped standard input) are those of the
+    in-process runs the other tests make."""
+    names = write(tmp_path / "g.json", named(TITLE, CLEAR, BIDI))
+    number = write(tmp_path / "n.json", huge("digits-100000"))
+    for args, stdin in ((("replay", str(names)), None),
+                        (("replay", "--json", str(names)), None),
+                        (("replay", "--json", str(number)), None),
+                        (("replay", "-"), b" " * (MAX_RECORD_BYTES + 10))):
+        program = as_program(*args, stdin=stdin)
+        inside = in_process(*args, stdin=stdin)
+        assert (program.returncode, program.stdout, program.stderr) == (
+            inside.returncode, inside.stdout, inside.stderr), args
+    assert program.returncode == 1
+    assert b"16 MB" in program.stderr
 
 
 # -- long garbage: every place that shows a record's error says it in one short line ---------------
