@@ -26,10 +26,15 @@ test: $(STAMP) browser services  ## the whole test suite, type check and lint (i
 	$(BIN)/mypy
 	$(BIN)/pytest
 
+# The fast tests (not marked slow) on every core (pytest-xdist's -n auto: two workers on
+# a 2-core machine), keeping Python's compiled modules (__pycache__, which git ignores)
+# even where PYTHONDONTWRITEBYTECODE is set: compiling every module and rewriting every
+# test's asserts again costs each test process about 8 s of CPU. make test runs the whole
+# suite in one process, as before, with the same hypothesis settings.
 check: $(STAMP)  ## the inner loop: lint, types and the fast tests (no server, browser, terminal)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/pytest -m "not slow"
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -m "not slow" -n auto
 
 browser:  ## Debian's chromium for the browser tests (installed once, as root or with sudo)
 	sh scripts/ensure_chromium.sh
