@@ -1,5 +1,6 @@
-"""The watch that keeps ``make check`` fast (tests/program_starts.py, used by conftest.py):
-it sees every start of the ``minodice`` program, and nothing else."""
+"""Rules the test suite keeps to (tests/conftest.py): a test not marked ``slow`` starts no
+``minodice`` program, watched by tests/program_starts.py, which sees every start of the
+program and nothing else; and no test fails for being slow on a busy machine."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from command import in_process
 from program_starts import program_starts, starts_the_program
@@ -54,3 +57,13 @@ def test_the_in_process_command_starts_no_program() -> None:
     assert done.returncode == 0
     assert done.stdout.startswith(b"minodice ")
     assert started == []
+
+
+@settings(max_examples=2)
+@given(st.integers())
+def test_no_example_has_a_deadline(number: int) -> None:
+    """Hypothesis's default deadline (200 ms an example) failed test_wire's examples on a
+    busy machine; the suite's profile has none, and a test's own settings keep that."""
+    assert settings.default.deadline is None
+    assert settings().deadline is None
+    assert settings(max_examples=3).deadline is None
