@@ -64,6 +64,8 @@ def test_the_in_process_command_starts_no_program() -> None:
 def test_no_example_has_a_deadline(number: int) -> None:
     """Hypothesis's default deadline (200 ms an example) failed test_wire's examples on a
     busy machine; the suite's profile has none, and a test's own settings keep that."""
-    assert settings.default.deadline is None
+    default = settings.default
+    assert default is not None
+    assert default.deadline is None
     assert settings().deadline is None
     assert settings(max_examples=3).deadline is None
