@@ -33,10 +33,17 @@ SQLite (think ``--ref-think``); every latency is also printed as a ratio to it, 
 throughput and CPU of each configuration as a ratio to the first configuration's, since
 this machine is shared and noisy. The load average is printed with each measure.
 
-Run under ``nice -n 10``: ``python benchmarks/cluster_bench.py [--quick] [--tables 1000]
-[--processes 1,2,3] [--duration 30] [--warmup 10] [--out FILE]``. Several processes need
-``minodice serve --redis``; without it the run measures one process on SQLite and on
-PostgreSQL and says so.
+The load processes stand for clients on other machines, so they run at a lower CPU
+priority than the servers and the prober (``--load-nice``, 10 by default: the servers go
+first for this machine's cores, and the report says so) and read views with orjson rather
+than the wire models; their own event-loop lag is printed beside their latencies.
+``--py-spy DIR`` samples the servers over each window (py-spy installed apart) and prints
+where their time went.
+
+Run: ``python benchmarks/cluster_bench.py [--quick] [--tables 1000] [--processes 1,2,3]
+[--duration 30] [--warmup 10] [--out FILE]`` — at the priority the servers should have
+(the load processes are niced below it). Several processes need ``minodice serve
+--redis``; without it the run measures one process on SQLite and on PostgreSQL and says so.
 """
 
 from __future__ import annotations
@@ -386,9 +393,13 @@ class Cluster:
         time.sleep(warmup)
         ports = [s.port for s in self.servers]
         before = [scrape(p) for p in ports]
+        profilers = self.profile(duration)
         cpu0 = self.cpu()
         probe = probe_servers(ports, duration)
         cpu1 = self.cpu()
+        for profiler in profilers:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                profiler.wait(30)
         after = [scrape(p) for p in ports]
         load_average = os.getloadavg()
         rss = sum(bench.rss_mb(s.pid) for s in self.servers if s.process is not None)
@@ -415,6 +426,24 @@ class Cluster:
             load_lag_p99=[float(r["lag_p99"]) for r in results], errors=errors,
             load_average=load_average, others_cpu=machine - ours / duration * 100,
             connections=sum(int(r["connections"]) for r in results), servers_rss=rss)
+
+    def profile(self, duration: float) -> list[subprocess.Popen[bytes]]:
+        """With ``--py-spy DIR``: each server sampled by py-spy over the window, without
+        pausing it (``--nonblocking``), its stacks written collapsed (one line a stack and
+        its count) to DIR/CONFIGURATION-N.txt. py-spy is not a dependency of the project:
+        ``pip install py-spy`` where this option is used."""
+        if self.args.py_spy is None:
+            return []
+        self.args.py_spy.mkdir(parents=True, exist_ok=True)
+        found = []
+        for i, served in enumerate(self.servers):
+            out = self.args.py_spy / f"{self.config.name.replace(' ', '-')}-{i}.txt"
+            found.append(subprocess.Popen(
+                [str(Path(sys.executable).parent / "py-spy"), "record", "--pid",
+                 str(served.pid), "--duration", str(max(1, int(duration))), "--rate", "200",
+                 "--nonblocking", "--format", "raw", "--output", str(out)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        return found
 
     def takeover(self) -> tuple[float | None, str]:
         """Kill one process (SIGKILL) while a person of one of its tables plays through
@@ -499,6 +528,41 @@ def probe_servers(ports: Sequence[int], duration: float) -> list[float]:
         return bench.probe_server(ports[0], duration)
     share = duration / len(ports)
     return [t for port in ports for t in bench.probe_server(port, share)]
+
+
+def profile_summary(path: Path, top: int = 25) -> list[str]:
+    """The functions a py-spy profile (collapsed stacks: ``frame;frame;... count``) found
+    the server in most: the share of samples with the function anywhere on the stack
+    (inclusive) and at its top (self), the line numbers left out."""
+    inclusive: dict[str, int] = {}
+    own: dict[str, int] = {}
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        total += count
+        frames = [_frame_name(f) for f in stack.split(";")]
+        for name in set(frames):
+            inclusive[name] = inclusive.get(name, 0) + count
+        own[frames[-1]] = own.get(frames[-1], 0) + count
+    if not total:
+        return [f"{path.name}: no samples"]
+    lines = [f"{path.name}: {total} samples; inclusive% self%  function (file)"]
+    for name, count in sorted(inclusive.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"  {count * 100 / total:6.1f} {own.get(name, 0) * 100 / total:6.1f}  "
+                     f"{name}")
+    lines.append("  top self:")
+    for name, count in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"  {'':6} {count * 100 / total:6.1f}  {name}")
+    return lines
+
+
+def _frame_name(frame: str) -> str:
+    """``function (path/to/file.py:123)`` as ``function (file.py)``."""
+    name, _, where = frame.partition(" (")
+    return f"{name} ({Path(where.rstrip(')')).name.split(':')[0]})" if where else name
 
 
 # == the report ==============================================================================
@@ -593,6 +657,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ref-think", type=float, default=0.1)
     parser.add_argument("--ref-duration", type=float, default=15.0)
     parser.add_argument("--load-procs", type=int, default=4, help="load processes")
+    parser.add_argument("--load-nice", type=int, default=10,
+                        help="nice value of the load processes (they stand for clients on "
+                        "other machines; the servers and the prober keep this process's "
+                        "priority); 0 for the same priority")
+    parser.add_argument("--py-spy", type=Path, metavar="DIR",
+                        help="sample the servers with py-spy over each window (needs "
+                        "py-spy installed), collapsed stacks to DIR")
     parser.add_argument("--bot-workers", type=int, default=1, help="server --bot-workers")
     parser.add_argument("--no-sqlite", dest="sqlite", action="store_false",
                         help="skip the one-process SQLite configuration")
@@ -654,9 +725,15 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"{version('uvicorn')}, PostgreSQL {pg_version(pg)}; open files {limit}; load "
               f"average at the start {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print(f"servers: python -m minodice serve --bot-delay 0 (limits raised) --grace 3600 "
-              f"--bot-workers {args.bot_workers}; clients: {args.load_procs} load processes, "
-              f"think {args.think:g} s, games spread over their stages; warm-up "
-              f"{args.warmup:g} s, measured {args.duration:g} s")
+              f"--bot-workers {args.bot_workers}, at nice {os.nice(0)} as the prober; "
+              f"clients: {args.load_procs} load processes at nice "
+              f"{os.nice(0) + args.load_nice}"
+              + (" (they stand for clients on other machines: the servers go first for the "
+                 "CPU; their own lag is printed)" if args.load_nice else "")
+              + f", think {args.think:g} s, games spread over their stages, views read with "
+              f"orjson; warm-up {args.warmup:g} s, measured {args.duration:g} s"
+              + (f"; servers sampled by py-spy (--nonblocking) into {args.py_spy}"
+                 if args.py_spy is not None else ""))
         if several and not has_redis:
             print(f"NOT measured: {', '.join(map(str, several))} processes - this release's "
                   "minodice serve has no --redis (several processes share tables through it)")
@@ -682,6 +759,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             print_figures(figures, ref)
         for line in failed:
             print(line)
+        if args.py_spy is not None:
+            print(f"where the servers' time went (py-spy, {args.py_spy}):")
+            for found in sorted(args.py_spy.glob("*.txt")):
+                for line in profile_summary(found):
+                    print(line)
 
 
 def pg_version(pg: Postgres) -> str:
