@@ -21,6 +21,8 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from minodice.core.view import view, views
+from minodice.play.table import new_table
 from minodice.server.lobby import Lobby
 from minodice.server.protocol import dumps, view_message
 from minodice.server.room import Settings
@@ -43,11 +45,19 @@ def test_every_view_a_room_sends_is_the_view_built_from_scratch(tmp_path: Path) 
             assert table is not None
             while True:
                 facts = room.facts()
+                # All of a moment's views at once (a broadcast), and in another order with
+                # a seat first that is not seat 0, and each alone: the same texts.
+                together = room.view_texts([None, 0, 1, 2, 3], facts)
+                shuffled = rng.sample([None, 0, 1, 2, 3], 5)
+                assert room.view_texts(shuffled, facts) == together
                 for seat in (None, 0, 1, 2, 3):
                     fresh = view_message(facts, table.view(seat), seat,
                                          table.turn(seat) if seat is not None else None,
                                          room.row.seq)
-                    assert json.loads(room.view_text(seat, facts)) == fresh
+                    alone = room.view_text(seat, facts)
+                    assert json.loads(alone) == fresh
+                    assert together[seat] == alone
+                    assert list(json.loads(together[seat])["view"]) == list(fresh["view"])
                     compared += 1
                 if table.is_over():
                     return compared
@@ -60,6 +70,25 @@ def test_every_view_a_room_sends_is_the_view_built_from_scratch(tmp_path: Path) 
             store.close()
 
     assert asyncio.run(play()) > 5 * 150  # every moment of a whole 4-player game
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(3, 6), st.integers(0, 2**32))
+def test_the_views_of_one_moment_built_together_are_each_seats_view(players: int,
+                                                                     seed: int) -> None:
+    """``views`` builds the public part once for all seats: each result must still be the
+    view built for that seat alone, hidden dice and secret bids included."""
+    rng = random.Random(seed)
+    table = new_table(players, [f"P{i}" for i in range(players)], ["random"], seed=seed)
+    state = table.game_state()
+    seats: list[int | None] = [None, *range(players)]
+    while True:
+        together = views(state, rng.sample(seats, len(seats)))
+        assert together == {seat: view(state, seat) for seat in seats}
+        if table.is_over():
+            return
+        seat = rng.choice(table.to_act())
+        table.act(seat, rng.choice(table.legal(seat)))
 
 
 JSON = st.recursive(

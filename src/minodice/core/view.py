@@ -19,7 +19,8 @@ of finished rounds, since every die of a finished round has been rolled in the o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from minodice.core.actions import Action
 from minodice.core.dice import DiceSet, Face, Hand
@@ -132,19 +133,12 @@ def view(state: GameState, seat: int | None,
 
     ``history``: :func:`past_rounds` of this very state, if the caller has it already.
     """
-    if seat is not None and not 0 <= seat < state.n:
-        raise ValueError(f"there is no seat {seat} in a {state.n}-player game")
+    _check_seat(state, seat)
     ds = state.dice_set
-    log = state.rounds[-1]
     in_bidding = state.phase in (Phase.DRAW, Phase.BID)
-    all_in = log.bids is not None
     has_bid = tuple(b >= 0 for b in state.bids) if state.phase is Phase.BID else (
-        (all_in,) * state.n)
-    if all_in:
-        bids: tuple[int | None, ...] = tuple(state.bids)
-    else:
-        bids = tuple(state.bids[s] if s == seat and state.bids[s] >= 0 else None
-                     for s in range(state.n))
+        (state.rounds[-1].bids is not None,) * state.n)
+    bids = _bids_seen(state, seat)
     if history is None:
         history = past_rounds(state)
     current = state.rounds[-1] if state.rounds[-1].points is None else None
@@ -177,3 +171,34 @@ def view(state: GameState, seat: int | None,
         totals=tuple(state.totals),
         legal_actions=state.legal_actions(seat) if seat is not None else (),
     )
+
+
+def views(state: GameState, seats: Iterable[int | None],
+          history: tuple[PastRound, ...] | None = None) -> dict[int | None, SeatView]:
+    """:func:`view` of each of ``seats`` (a spectator's for ``None``), equal to building
+    each alone: the public part (rolls, tricks, scores — most of a view) is built once and
+    only what differs between seats (its hand, its own bid before all are in, its legal
+    actions) once a seat. A server telling every seat of a table each change needs this."""
+    wanted = list(dict.fromkeys(seats))
+    for seat in wanted:
+        _check_seat(state, seat)
+    public = view(state, None, history)
+    found: dict[int | None, SeatView] = {}
+    for seat in wanted:
+        found[seat] = public if seat is None else replace(
+            public, seat=seat, hand=state.hand(seat), bids=_bids_seen(state, seat),
+            legal_actions=state.legal_actions(seat))
+    return found
+
+
+def _check_seat(state: GameState, seat: int | None) -> None:
+    if seat is not None and not 0 <= seat < state.n:
+        raise ValueError(f"there is no seat {seat} in a {state.n}-player game")
+
+
+def _bids_seen(state: GameState, seat: int | None) -> tuple[int | None, ...]:
+    """The bids ``seat`` may see: all once the round's are in, else its own alone."""
+    if state.rounds[-1].bids is not None:
+        return tuple(state.bids)
+    return tuple(state.bids[s] if s == seat and state.bids[s] >= 0 else None
+                 for s in range(state.n))

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -42,7 +42,7 @@ from minodice.core.fair import roll as fair_roll
 from minodice.core.record import export_record, load_record
 from minodice.core.rules import TrickResult, Variant, resolve_trick
 from minodice.core.state import TERMINAL, GameConfig, GameState, Phase
-from minodice.core.view import PastRound, SeatView, past_rounds, view
+from minodice.core.view import PastRound, SeatView, past_rounds, view, views
 from minodice.text.safe import one_line
 
 # -- seats and events ---------------------------------------------------------------------
@@ -284,6 +284,11 @@ class Table:
     def view(self, seat: int | None) -> SeatView:
         """What ``seat`` may know now (``None``: a spectator, who sees no hand)."""
         return view(self._state, seat, self.history())
+
+    def views(self, seats: Iterable[int | None]) -> dict[int | None, SeatView]:
+        """:meth:`view` of each of ``seats``, their public part built once
+        (:func:`minodice.core.view.views`)."""
+        return views(self._state, seats, self.history())
 
     def history(self) -> tuple[PastRound, ...]:
         """The finished rounds (public), built once per finished round, not per view."""

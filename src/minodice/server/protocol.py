@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict, TypeGuard, get_args
+from typing import Any, TypedDict, TypeGuard, cast, get_args
 
 import orjson
 
@@ -196,13 +196,12 @@ def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
     phase: WirePhase = "finished" if finished else (
         "bid" if v.phase in (Phase.DRAW, Phase.BID) else "play")
     done = len(v.round_trick_winners)
-    hand = [] if you is None or finished else v.hand.names()
-    legal = [str(a) for a in v.legal_actions] if you is not None else []
+    hand, legal, pad = _seat_fields(v, you, phase)
     end: _ViewEnd = {}
     if finished:
         end["winners"] = [s for s in range(n) if v.totals[s] == max(v.totals)]
-    if you is not None:
-        end["pad"] = _pad(ds, hand, legal, phase == "play")
+    if pad is not None:
+        end["pad"] = pad
     view = {
         "table": facts.table,
         "status": facts.status,
@@ -238,6 +237,58 @@ def view_message(facts: TableFacts, seat_view: SeatView | None, you: int | None,
         "history": history if history is not None else history_message(v),
     }
     return {"type": "view", "seq": seq, "view": view}
+
+
+def _seat_fields(v: SeatView, you: int | None, phase: WirePhase
+                 ) -> tuple[list[str], list[str], str | None]:
+    """What differs between the views of one moment's seats besides ``you`` and
+    ``turn``: the ``hand``, the ``legal`` actions (before the view keeps them only while
+    the game is played) and the ``pad`` (``None``: a spectator's view has none)."""
+    if you is None:
+        return [], [], None
+    hand = [] if phase == "finished" else v.hand.names()
+    legal = [str(a) for a in v.legal_actions]
+    return hand, legal, _pad(v.dice_set, hand, legal, phase == "play")
+
+
+def view_texts(facts: TableFacts, seat_views: dict[int | None, SeatView],
+               turns: dict[int | None, str | None], seq: int, history_json: str,
+               tricks: list[TrickDict] | None = None) -> dict[int | None, str]:
+    """:func:`view_text` for each seat of ``seat_views`` (views of one moment; ``turns``
+    their turns), each the same text as alone: the message is built once, for a seat
+    (the public fields: players, rolls, tricks, scores), and each other seat's copy gets
+    only its own fields (``you``, ``hand``, ``bids``, ``legal``, ``pad``, ``turn``); a copy of a
+    dict keeps its keys' order, so the JSON is written in the same order."""
+    texts: dict[int | None, str] = {}
+    seated = [seat for seat in seat_views if seat is not None]
+    if not seated or facts.status == "waiting":
+        return {seat: view_text(facts, v, seat, turns.get(seat), seq, history_json, tricks)
+                for seat, v in seat_views.items()}
+    first = seated[0]
+    base = view_message(facts, seat_views[first], first, turns.get(first), seq, [], tricks)
+    view = base["view"]
+    phase = view["phase"]
+    playing = facts.status == "playing"
+    for seat, v in seat_views.items():
+        message: ViewMessageDict
+        if seat == first:
+            message = base
+        else:
+            own = dict(view)  # (the same keys in the same order)
+            hand, legal, pad = _seat_fields(v, seat, phase)
+            own["you"] = seat
+            own["hand"] = hand
+            own["bids"] = list(v.bids)  # its own bid, before all are in
+            own["legal"] = legal if playing else []
+            own["turn"] = turns.get(seat) if playing else None
+            if pad is None:
+                del own["pad"]  # a spectator's
+            else:
+                own["pad"] = pad
+            message = {"type": "view", "seq": seq, "view": cast(ViewDict, own)}
+        text = dumps(message)
+        texts[seat] = f"{text[:-4]}{history_json}}}}}"  # as view_text splices it
+    return texts
 
 
 def view_text(facts: TableFacts, seat_view: SeatView, you: int | None, turn: str | None,
@@ -357,4 +408,4 @@ def parse_client_message(text: str) -> Act | Chat:
 __all__ = ["ERROR_CODES", "MAX_CHAT", "MAX_MESSAGE", "Act", "BadMessageError", "Chat",
            "TableFacts", "build_view", "dumps", "error_message", "history_message",
            "parse_client_message", "seat_view_from_message",
-           "view_message", "view_text"]
+           "view_message", "view_text", "view_texts"]

@@ -72,7 +72,7 @@ from minodice.server.protocol import (
     is_status,
     round_tricks,
     view_message,
-    view_text,
+    view_texts,
 )
 from minodice.server.reveal import RevealPhase
 from minodice.server.rows import Seat
@@ -293,20 +293,28 @@ class Room:
                           s.turn_seconds, self.row.commit, to_act, deadline, extra)
 
     def view_text(self, seat: int | None, facts: TableFacts | None = None) -> str:
+        return self.view_texts([seat], facts)[seat]
+
+    def view_texts(self, seats: Sequence[int | None], facts: TableFacts | None = None
+                   ) -> dict[int | None, str]:
+        """The view message of each of ``seats`` now (the same text as built alone): what
+        is public in them — most of a view — is built once for all of them."""
         facts = facts or self.facts()
         table = self.table
-        seat_view = table.view(seat) if table is not None else None
-        turn = table.turn(seat) if table is not None and seat is not None else None
-        if seat_view is None:
-            return dumps(view_message(facts, seat_view, seat, turn, self.row.seq))
+        if table is None:
+            return {seat: dumps(view_message(facts, None, seat, None, self.row.seq))
+                    for seat in seats}
+        seat_views = table.views(seats)
+        any_view = next(iter(seat_views.values()))
         # The finished rounds are public and change once a round: encode them once.
-        if self._history[0] != len(seat_view.history):
-            self._history = (len(seat_view.history), dumps(history_message(seat_view)))
-        done = (seat_view.round_no, len(seat_view.round_trick_winners))
+        if self._history[0] != len(any_view.history):
+            self._history = (len(any_view.history), dumps(history_message(any_view)))
+        done = (any_view.round_no, len(any_view.round_trick_winners))
         if self._tricks[0] != done:
-            self._tricks = (done, round_tricks(seat_view))
-        return view_text(facts, seat_view, seat, turn, self.row.seq, self._history[1],
-                         self._tricks[1])
+            self._tricks = (done, round_tricks(any_view))
+        turns = {seat: table.turn(seat) if seat is not None else None for seat in seat_views}
+        return view_texts(facts, seat_views, turns, self.row.seq, self._history[1],
+                          self._tricks[1])
 
     def record(self) -> dict[str, Any]:
         """The finished game's record with its proof and, for fair-2, the scores the server
@@ -322,13 +330,10 @@ class Room:
         """Send every connection its own view (built once per seat)."""
         if not self.presence.conns:
             return  # (an expired table has nobody to tell, and no view)
-        facts = self.facts()
-        texts: dict[int | None, str] = {}
-        for conn in list(self.presence.conns):
-            text = texts.get(conn.seat)
-            if text is None:
-                text = texts[conn.seat] = self.view_text(conn.seat, facts)
-            conn.send(text)
+        conns = list(self.presence.conns)
+        texts = self.view_texts(list(dict.fromkeys(conn.seat for conn in conns)))
+        for conn in conns:
+            conn.send(texts[conn.seat])
 
     # -- writing: nothing is real before it is written -------------------------------------
 
