@@ -440,7 +440,7 @@ class Cluster:
             out = self.args.py_spy / f"{self.config.name.replace(' ', '-')}-{i}.txt"
             found.append(subprocess.Popen(
                 [str(Path(sys.executable).parent / "py-spy"), "record", "--pid",
-                 str(served.pid), "--duration", str(max(1, int(duration))), "--rate", "200",
+                 str(served.pid), "--duration", str(max(1, int(duration))), "--rate", "100",
                  "--nonblocking", "--format", "raw", "--output", str(out)],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         return found

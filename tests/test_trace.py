@@ -133,6 +133,29 @@ def test_a_clone_copies_every_attribute() -> None:
             state.apply(rng.choice(state.legal_actions()))
 
 
+def test_a_clone_shares_the_finished_rounds_logs_and_never_changes_them() -> None:
+    # A finished round's log is never written again, so a clone shares it (a server forks
+    # its table at every move); the round in play is copied. Playing a clone to its end
+    # leaves the original's logs as they were.
+    rng = random.Random("shared logs")
+    state = GameState.new(4)
+    while not state.is_terminal():
+        copy = state.clone()
+        for mine, theirs in zip(state.rounds, copy.rounds, strict=True):
+            assert (theirs is mine) == (mine.points is not None)
+        before = repr(_facts(state.rounds))
+        while not copy.is_terminal():
+            if copy.current_player == CHANCE:
+                copy.apply_chance(copy.sample_chance(rng))
+            else:
+                copy.apply(rng.choice(copy.legal_actions()))
+        assert repr(_facts(state.rounds)) == before
+        if state.current_player == CHANCE:
+            state.apply_chance(state.sample_chance(rng))
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_every_mode_plays_whole_games(mode: str) -> None:
     seed = MODES.index(mode)

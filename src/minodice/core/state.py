@@ -624,7 +624,10 @@ class GameState:
         return len(self.rounds[-1].tricks)
 
     def clone(self) -> GameState:
-        """An independent copy (for search): shares only immutable tables.
+        """An independent copy (for search): shares only what never changes again — the
+        immutable tables, and the logs of finished rounds (scored, a round's log is never
+        written again; copying them all made a server's fork of a late game several times
+        dearer than the move it checks).
 
         Every attribute is copied by name, since a compiled build (``make compiled``) has
         no instance without ``__init__``; ``tests/test_trace.py`` checks that none is missed.
@@ -651,14 +654,15 @@ class GameState:
         other._bonus_pot = self._bonus_pot[:]
         other.totals = self.totals[:]
         other._last_sym = self._last_sym[:]
-        other.rounds = [log.copy() for log in self.rounds]
+        other.rounds = [log if log.points is not None else log.copy() for log in self.rounds]
         other._trick = self._trick[:]
-        # The trick in play (or the last one finished) is a list inside a round's log:
-        # point at the copy of that same list, wherever it is.
-        for log, copy in zip(reversed(self.rounds), reversed(other.rounds), strict=True):
-            if log.tricks and log.tricks[-1] is self._trick:
+        # The trick in play is a list inside the round's log: point at the copy of that same
+        # list. (The last trick of a finished round is never written again: a copy of its
+        # own will do until the next round's first trick replaces it.)
+        if self.rounds:
+            log, copy = self.rounds[-1], other.rounds[-1]
+            if copy is not log and log.tricks and log.tricks[-1] is self._trick:
                 other._trick = copy.tricks[-1]
-                break
         return other
 
     def __repr__(self) -> str:
