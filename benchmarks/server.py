@@ -162,8 +162,12 @@ class Seat:
 
         load = self.group.load
         try:
+            # No pings of the client's own (a browser sends none; the server pings each
+            # connection every 20 s all the same): 4,000 connections' pings every 20 s were
+            # 3% of the server's time at 1,000 tables, answering them.
             async with connect(self.url, max_size=2**22, open_timeout=120, close_timeout=2,
-                               proxy=None, compression=load.compression) as ws:
+                               proxy=None, compression=load.compression,
+                               ping_interval=None) as ws:
                 self.ws = ws
                 async for raw in ws:
                     now = time.perf_counter()
