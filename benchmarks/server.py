@@ -114,7 +114,7 @@ def decisions_made(view: Mapping[str, Any], seat: int) -> int:
         for trick in view["tricks"]:
             count += sum(1 for roll in trick["rolls"] if roll["seat"] == seat)
         count += sum(1 for roll in view["trick"] if roll["seat"] == seat)
-    return count
+    return int(count)
 
 
 # == the load process ========================================================================

@@ -10,7 +10,7 @@ import importlib.util
 import random
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from hypothesis import given, settings
@@ -44,7 +44,7 @@ def test_a_load_process_counts_each_seats_decisions_from_the_json_it_receives(
     table = new_table(players, [f"P{i}" for i in range(players)], ["random"], seed=seed)
     made = [0] * players
     while True:
-        status = "finished" if table.is_over() else "playing"
+        status: Literal["finished", "playing"] = "finished" if table.is_over() else "playing"
         facts = TableFacts("abcdefgh23", status, "mino", "standard",
                            [{"name": n, "bot": None, "connected": True, "autoplay": None}
                             for n in table.names], None, "c" * 64, table.to_act(), None, {})
