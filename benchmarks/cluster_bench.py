@@ -531,9 +531,12 @@ def probe_servers(ports: Sequence[int], duration: float) -> list[float]:
 
 
 def profile_summary(path: Path, top: int = 25) -> list[str]:
-    """The functions a py-spy profile (collapsed stacks: ``frame;frame;... count``) found
-    the server in most: the share of samples with the function anywhere on the stack
-    (inclusive) and at its top (self), the line numbers left out."""
+    """Where a py-spy profile (collapsed stacks: ``frame;frame;... count``) found the
+    server: the share of all samples (both threads: the event loop's and the store's
+    writer) of the project's and the server libraries' functions anywhere on the stack
+    (inclusive; the frames a person's action passes through before ``Room.on_act`` left
+    out),
+    and the functions found at the top of the stack (self), the line numbers left out."""
     inclusive: dict[str, int] = {}
     own: dict[str, int] = {}
     total = 0
@@ -549,20 +552,25 @@ def profile_summary(path: Path, top: int = 25) -> list[str]:
         own[frames[-1]] = own.get(frames[-1], 0) + count
     if not total:
         return [f"{path.name}: no samples"]
-    lines = [f"{path.name}: {total} samples; inclusive% self%  function (file)"]
-    for name, count in sorted(inclusive.items(), key=lambda kv: -kv[1])[:top]:
-        lines.append(f"  {count * 100 / total:6.1f} {own.get(name, 0) * 100 / total:6.1f}  "
-                     f"{name}")
-    lines.append("  top self:")
+    inside = max((c for n, c in inclusive.items() if n.startswith("Room.on_act ")),
+                 default=total)
+    lines = [f"{path.name}: {total} samples (100 a second, both threads); inclusive% of "
+             "the project's and the server libraries' functions below the connection loop"]
+    wanted = ("minodice/", "sqlalchemy/", "websockets/", "uvicorn/", "starlette/", "asyncio/")
+    shown = [(n, c) for n, c in inclusive.items()
+             if c <= inside and any(w in n for w in wanted)]
+    for name, count in sorted(shown, key=lambda kv: -kv[1])[:top]:
+        lines.append(f"  {count * 100 / total:6.1f}  {name}")
+    lines.append("  self% (top of the stack):")
     for name, count in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
-        lines.append(f"  {'':6} {count * 100 / total:6.1f}  {name}")
+        lines.append(f"  {count * 100 / total:6.1f}  {name}")
     return lines
 
 
 def _frame_name(frame: str) -> str:
-    """``function (path/to/file.py:123)`` as ``function (file.py)``."""
+    """``function (path/to/file.py:123)`` as ``function (path/to/file.py)``."""
     name, _, where = frame.partition(" (")
-    return f"{name} ({Path(where.rstrip(')')).name.split(':')[0]})" if where else name
+    return f"{name} ({where.rstrip(')').rsplit(':', 1)[0]})" if where else name
 
 
 # == the report ==============================================================================
