@@ -6,34 +6,18 @@ seat receives, exactly the decisions that seat has made, at every moment of a ga
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmark_scripts import load_benchmark
 from minodice.play.table import new_table
 from minodice.server.protocol import TableFacts, history_message, view_text
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"minodice_bench_{name}",
-                                                  ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load("server")
+bench = load_benchmark("server")
 
 
 @settings(max_examples=6, deadline=None)

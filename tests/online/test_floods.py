@@ -10,9 +10,7 @@ servers run with the real per-address limits (``lenient=False``), not the test s
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import re
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,26 +18,12 @@ from typing import Any
 
 import pytest
 
+from benchmark_scripts import load_benchmark
 from live_server import LiveServer, StartServer, servers
 
 from .conftest import OPTIONS
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_floods() -> Any:
-    """benchmarks/floods.py as a module (the benchmarks are scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location("minodice_floods",
-                                                  ROOT / "benchmarks" / "floods.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-floods = _load_floods()
+floods = load_benchmark("floods")
 
 
 @pytest.fixture
