@@ -852,22 +852,22 @@ async def _serve_elsewhere(websocket: WebSocket, cluster: Cluster, table_id: str
     opened = False
     try:
         opened = await cluster.forward(owner, "open", table_id, conn_id, seat=seat)
-        messages = _client_messages(websocket, conn, limits)
-        while opened:
-            try:
-                text, parsed = await anext(messages)
-            except StopAsyncIteration:
-                break
-            if not isinstance(parsed, Act) and seat is not None and \
-                    not chat.limits.allow(chat.address):
-                conn.send(dumps(error_message("rate_limited", CHAT_LIMITED)))
-                continue
-            try:
-                opened = await cluster.forward(owner, "message", table_id, conn_id, m=text)
-            except OwnerGoneError:
-                conn.send(dumps(error_message(
-                    "unavailable", "the table's server process did not answer, so this may "
-                    "not have been made; send it again in a moment")))
+        if opened:
+            async for text, parsed in _client_messages(websocket, conn, limits):
+                if not isinstance(parsed, Act) and seat is not None and \
+                        not chat.limits.allow(chat.address):
+                    conn.send(dumps(error_message("rate_limited", CHAT_LIMITED)))
+                    continue
+                try:
+                    opened = await cluster.forward(owner, "message", table_id, conn_id,
+                                                   m=text)
+                except OwnerGoneError:
+                    conn.send(dumps(error_message(
+                        "unavailable", "the table's server process did not answer, so this "
+                        "may not have been made; send it again in a moment")))
+                    continue
+                if not opened:
+                    break
         if not opened:
             conn.send(MOVED)
     except OwnerGoneError:
