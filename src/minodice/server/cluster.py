@@ -352,9 +352,7 @@ class Cluster:
             full = await loop.run_in_executor(None, store.load, table_id)
         except ValueError as exc:  # an event that is not JSON: kept here, set aside (owned
             # and renewed, so that no sweep of any process loads it again and again)
-            reason = self.lobby.damaged[table_id] = f"{type(exc).__name__}: {exc}"[:300]
-            log.error("table %s is damaged and set aside: %s (see: minodice table %s)",
-                      table_id, reason, table_id, extra={"table": table_id})
+            self.lobby.set_aside(table_id, exc)
             return True
         except Exception as exc:  # the store away, or a newer owner claimed it first
             log.warning("table %s could not be taken over now: %s", table_id,

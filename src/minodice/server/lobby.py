@@ -173,9 +173,7 @@ class Lobby:
             except ApiError:
                 raise
             except Exception as exc:  # a damaged log or row: anything its replay raises
-                reason = self.damaged[table_id] = _problem(exc)
-                log.error("table %s is damaged and set aside: %s (see: minodice table %s)",
-                          table_id, reason, table_id)
+                reason = self.set_aside(table_id, exc)
             else:
                 self.rooms[table_id] = room
                 return room
@@ -197,9 +195,7 @@ class Lobby:
         try:
             room = self._new_room(row, epoch)
         except Exception as exc:  # as room(): a damaged log or row
-            reason = self.damaged[row.id] = _problem(exc)
-            log.error("table %s is damaged and set aside: %s (see: minodice table %s)",
-                      row.id, reason, row.id)
+            self.set_aside(row.id, exc)
             return None
         old = self.rooms.get(row.id)
         if old is not None:
@@ -208,6 +204,14 @@ class Lobby:
         if row.status == "waiting":
             self._list(room)
         return room
+
+    def set_aside(self, table_id: str, exc: Exception) -> str:
+        """Keep ``table_id`` out of play as damaged (``exc``: what loading it raised), told
+        in one line of the log; the reason, as its clients and ``minodice table`` see it."""
+        reason = self.damaged[table_id] = _problem(exc)
+        log.error("table %s is damaged and set aside: %s (see: minodice table %s)",
+                  table_id, reason, table_id, extra={"table": table_id})
+        return reason
 
     def let_go(self, table_id: str) -> Room | None:
         """Forget a table another process owns now: its room stopped at once, every
