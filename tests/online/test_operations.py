@@ -6,6 +6,7 @@ decision times), in this process on the real app.
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -156,3 +157,22 @@ def test_serve_names_an_unreachable_database_in_one_line_without_its_password() 
     wrong = runner.invoke(cli_app, ["serve", "--log-format", "xml"])
     assert wrong.exit_code == 2
     assert "text or json" in wrong.output
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line_and_opens_nothing(tmp_path: Path) -> None:
+    """A second server on a taken port: one line, exit 1, no traceback, no database made
+    (uvicorn alone failed after the worker pools started, which died in a traceback)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        db = tmp_path / "server.sqlite3"
+        result = CliRunner().invoke(cli_app, ["serve", "--port", str(port), "--db", str(db)])
+    assert result.exit_code == 1
+    assert result.output == (f"minodice serve: cannot listen on 127.0.0.1:{port}: the port "
+                             "is in use (another server?); choose one with --port\n")
+    assert not db.exists()
+    bad = CliRunner().invoke(cli_app, ["serve", "--host", "no-such-host.invalid"])
+    assert bad.exit_code == 1
+    assert "no such address (see --host)" in bad.output
+

@@ -6,10 +6,12 @@ finish, and every game's record verifies."""
 from __future__ import annotations
 
 import json
+import logging
 import random
 import shutil
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
@@ -124,3 +126,24 @@ def test_settings_and_seats_are_made_whole() -> None:
         assert [s.bot for s in row.seats] == [None, "easy", None]
     finally:
         store.close()
+
+
+def test_opening_a_current_database_logs_no_alembic_lines(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A server start on a database already at head says nothing about migrations; an
+    upgrade says it in one line of ours, without Alembic's set-up chatter."""
+    db = tmp_path / "server.sqlite3"
+    shutil.copy(OLD, db)
+    with caplog.at_level(logging.INFO):
+        Store.sqlite(db).close()
+    upgraded = [r.getMessage() for r in caplog.records]
+    assert upgraded == [f"upgrading the database's schema from unversioned to "
+                        f"{migrations.head()}"]
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        Store.sqlite(db).close()
+    assert [r.getMessage() for r in caplog.records] == []
+    with caplog.at_level(logging.INFO):
+        Store.sqlite(tmp_path / "new.sqlite3").close()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"setting up a new database (schema {migrations.head()})"]

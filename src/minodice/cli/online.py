@@ -154,6 +154,10 @@ def serve(
               "error": logging.ERROR}
     if log_level not in levels:
         raise typer.BadParameter(", ".join(levels), param_hint="--log-level")
+    busy = cannot_listen(host, port)
+    if busy is not None:
+        typer.echo(f"minodice serve: cannot listen on {host}:{port}: {busy}", err=True)
+        raise typer.Exit(1)
     configure_logging(log_format, levels[log_level])
     url = db if db is not None and "://" in db else None
     path: Path | str = Path(db) if db is not None and url is None else default_db()
@@ -206,6 +210,32 @@ def serve(
                 timeout_keep_alive=5, backlog=2048,
                 # JSON logs: uvicorn's own lines go through the root logger's JSON handler.
                 log_config=None if log_format == "json" else LOGGING_CONFIG)
+
+
+def cannot_listen(host: str, port: int) -> str | None:
+    """Why a server could not listen on ``host:port`` (``None``: it can), checked before
+    anything starts. uvicorn finds out only after the worker pools are up and leaves them
+    to die in a traceback at exit; a second ``minodice serve`` on the same port is a common
+    slip and deserves one line. (Another program may still take the port in between; then
+    uvicorn's own error stands.)"""
+    import errno
+    import socket
+
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except (socket.gaierror, UnicodeError):
+        return "no such address (see --host)"
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return "the port is in use (another server?); choose one with --port"
+            if exc.errno == errno.EACCES:
+                return "not allowed to use this port (below 1024?); choose one with --port"
+            return exc.strerror or type(exc).__name__
+    return None
 
 
 @app.command()

@@ -9,18 +9,25 @@ finds as they are.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection
+from sqlalchemy import Connection, inspect
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 HERE = Path(__file__).parent
+LOG = logging.getLogger(__name__)
 
 
 def _config(connection: Connection | None = None) -> Config:
+    # Alembic is imported here, under _alembic_quiet: importing it logs its plugins' set-up.
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(HERE))
     if connection is not None:
@@ -28,19 +35,54 @@ def _config(connection: Connection | None = None) -> Config:
     return config
 
 
+@contextmanager
+def _alembic_quiet() -> Iterator[None]:
+    """Alembic's informational lines (its plugins, its dialect) held back unless the
+    server logs at debug level: they say nothing to someone who ran ``minodice serve``."""
+    alembic_log = logging.getLogger("alembic")
+    level = alembic_log.level
+    if alembic_log.getEffectiveLevel() > logging.DEBUG:
+        alembic_log.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        alembic_log.setLevel(level)
+
+
 def head() -> str:
     """The newest revision this release knows."""
-    revision = ScriptDirectory.from_config(_config()).get_current_head()
+    with _alembic_quiet():
+        from alembic.script import ScriptDirectory
+
+        revision = ScriptDirectory.from_config(_config()).get_current_head()
     assert revision is not None
     return revision
 
 
 def current(connection: Connection) -> str | None:
     """The revision the database is at (``None``: never versioned)."""
-    return MigrationContext.configure(connection).get_current_revision()
+    with _alembic_quiet():
+        from alembic.runtime.migration import MigrationContext
+
+        return MigrationContext.configure(connection).get_current_revision()
 
 
 def upgrade(connection: Connection, revision: str = "head") -> None:
     """Bring the database to :func:`head` (or to ``revision``: tests that build an old
-    schema), in the caller's transaction."""
-    command.upgrade(_config(connection), revision)
+    schema), in the caller's transaction.
+
+    A database already there is left alone without running Alembic's command: every server
+    start opens the store. An upgrade that does run says so in one line of ours."""
+    target = head() if revision == "head" else revision
+    was = current(connection)
+    if was == target:
+        return
+    if was is None and not inspect(connection).has_table("tables"):
+        LOG.info("setting up a new database (schema %s)", target)
+    else:
+        LOG.info("upgrading the database's schema from %s to %s", was or "unversioned",
+                 target)
+    with _alembic_quiet():
+        from alembic import command
+
+        command.upgrade(_config(connection), revision)
