@@ -52,7 +52,8 @@ PLAYERS = 4
 #: Constructor arguments a variant may set, with their types.
 ARGUMENTS = {"endgame_rounds": int, "smart_others": bool, "play_budget": int,
              "bid_budget": int, "opponent_model": bool, "min_samples": int,
-             "spite": float}
+             "spite": float, "made_bonus": float, "standings_points": float,
+             "hard_bids": bool}
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, object]]:

@@ -10,7 +10,7 @@ import functools
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minodice.bots.expert import ExpertBot, hard_model, spread_after, win_chance
@@ -257,3 +257,58 @@ def test_by_default_the_expert_scores_the_last_rounds_by_points_as_well() -> Non
     value = ExpertBot().outcome_value(seat_view)
     for points in ([70, -10, 20, 0], [100, -10, 20, 0]):
         assert value(points) == round_value(points, 0, 0.25)
+
+
+# -- the options measured in 2026-12-03 --------------------------------------------------
+
+
+def test_a_made_bonus_is_added_only_when_the_bid_is_made() -> None:
+    # A made bid is the only way a round scores above 0 (R12, R13), missed ones score 0
+    # or less: the bonus follows the seat's own points.
+    seat_view = last_round_view([0, 0, 0, 0], "red,griffin,gray", round_no=3)
+    value = ExpertBot(made_bonus=20.0).outcome_value(seat_view)
+    for points, made in (([40, -10, 20, 0], True), ([30, 0, 0, 0], True),
+                         ([-10, 40, 20, 0], False), ([-30, 0, 0, 0], False)):
+        assert value(points) == round_value(points, 0, 0.25) + (20.0 if made else 0.0)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(2, 5), st.randoms(use_true_random=False))
+def test_a_made_bonus_never_picks_a_bid_less_likely_to_be_made(
+        round_no: int, deal: random.Random) -> None:
+    # In the same play-outs (same seed), the bid maximising value + bonus × made chance
+    # has a made chance at least that of the bid maximising value alone.
+    bag = [k.name for k in DS.kinds for _ in range(k.count)]
+    deal.shuffle(bag)
+    seat_view = last_round_view([0, 0, 0, 0], ",".join(bag[:round_no]), round_no)
+    plain, careful = ExpertBot(), ExpertBot(made_bonus=40.0)
+    bid_of(plain, seat_view)
+    bid_of(careful, seat_view)
+    assert plain.last_bid_forecast is not None
+    assert careful.last_bid_forecast is not None
+    assert careful.last_bid_forecast >= plain.last_bid_forecast
+
+
+def test_standings_as_points_weigh_nothing_once_the_game_is_decided() -> None:
+    # 300 points ahead in the last round: the game is won whatever happens, so the win is
+    # worth the same in every play-out and the choice is made by points, as hard makes it.
+    weight = 150.0
+    bot = ExpertBot(endgame_rounds=2, standings_points=weight)
+    ahead = bot.outcome_value(last_round_view([500, 200, 190, 180], "red," * 7 + "gray"))
+    for points in ([160, -80, 20, 0], [-80, 0, 20, 0], [0, 0, 0, 0]):
+        assert ahead(points) == round_value(points, 0, 0.25) + weight
+    # Within reach, winning the game is worth ``weight`` points beside the round's.
+    close = bot.outcome_value(last_round_view([100, 190, 140, 160], "red," * 7 + "gray"))
+    assert close([100, -10, 20, 0]) == pytest.approx(round_value([100, -10, 20, 0], 0, 0.25)
+                                                     + weight)
+    assert close([70, -10, 20, 0]) == pytest.approx(round_value([70, -10, 20, 0], 0, 0.25))
+    # Before the last ``endgame_rounds`` rounds: the points measure alone.
+    early = bot.outcome_value(last_round_view([100, 190, 140, 160], "red,yellow,gray", 3))
+    assert early([40, -10, 20, 0]) == round_value([40, -10, 20, 0], 0, 0.25)
+
+
+def test_hard_bids_take_the_others_to_bid_as_hard_was_measured_to() -> None:
+    seat_view = last_round_view([0, 0, 0, 0], "red,griffin,gray,gray,purple,yellow,red", 7)
+    assert ExpertBot().others_bid_offset(seat_view) == 0.0
+    assert ExpertBot(hard_bids=True).others_bid_offset(seat_view) == hard_model().offset(7)
+    assert ExpertBot(hard_bids=True).others_bid_offset(seat_view) > 0

@@ -165,11 +165,15 @@ class ExpertBot(SearchBot):
     def __init__(self, endgame_rounds: int = 0, smart_others: bool = True,
                  play_budget: int = 4000, bid_budget: int = 14000,
                  opponent_model: bool = False, min_samples: int = 8,
-                 spite: float = 0.25) -> None:
+                 spite: float = 0.25, made_bonus: float = 0.0,
+                 standings_points: float = 0.0, hard_bids: bool = False) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
                          smart_others=smart_others, min_samples=min_samples, spite=spite)
         self.endgame_rounds = endgame_rounds
         self.opponent_model = opponent_model
+        self.made_bonus = made_bonus
+        self.standings_points = standings_points
+        self.hard_bids = hard_bids
 
     def _model(self, view: SeatView) -> OpponentModel | None:
         """The model of the opponents, if it was measured at this table's size."""
@@ -202,21 +206,36 @@ class ExpertBot(SearchBot):
                                         model.mismatch_by_choices())
 
     def others_bid_offset(self, view: SeatView) -> float:
-        model = self._model(view)
-        return 0.0 if model is None else model.offset(view.round_no)
+        """With ``hard_bids`` (or the whole model), the others bid in its bidding
+        play-outs as ``hard`` was measured to: above their hand's expected tricks."""
+        if not (self.hard_bids or self.opponent_model):
+            return 0.0
+        model = hard_model()
+        return model.offset(view.round_no) if model.players == view.players else 0.0
 
     def outcome_value(self, view: SeatView) -> OutcomeValue:
-        """The win chance after the round in the last ``endgame_rounds`` rounds (plus a
-        tie-break by points), else ``hard``'s points measure."""
-        seat, spite = view.own_seat, self.spite
+        """``hard``'s points measure, plus ``made_bonus`` when the seat makes its bid;
+        in the last ``endgame_rounds`` rounds the win chance after the round, alone (plus
+        a tie-break by points) or, with ``standings_points``, worth that many points
+        beside the points measure."""
+        seat, spite, bonus = view.own_seat, self.spite, self.made_bonus
+
+        def points_value(points: Sequence[int]) -> float:
+            # A made bid is the only way to score more than 0 in a round (R12, R13, R15).
+            made = bonus if points[seat] > 0 else 0.0
+            return round_value(points, seat, spite) + made
+
         if view.rounds - view.round_no >= self.endgame_rounds:
-            return lambda points: round_value(points, seat, spite)
+            return points_value
         spread = spread_after(view.round_no, view.rounds)
         before = view.totals
+        weight = self.standings_points
 
         def value(points: Sequence[int]) -> float:
             after = [t + p for t, p in zip(before, points, strict=True)]
-            return (win_chance(after, seat, spread)
-                    + POINTS_TIE_BREAK * round_value(points, seat, spite))
+            chance = win_chance(after, seat, spread)
+            if weight > 0:
+                return points_value(points) + weight * chance
+            return chance + POINTS_TIE_BREAK * points_value(points)
 
         return value
