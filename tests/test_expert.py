@@ -25,9 +25,10 @@ from minodice.core.state import GameConfig, GameState
 from minodice.core.view import SeatView, view
 
 DS = load_dice_set("mino")
-#: The expert playing for the chance of winning in the last three rounds (off by default
-#: since the measured matches did not show it helping: see the module docstring).
-STANDINGS = functools.partial(ExpertBot, endgame_rounds=3)
+#: The expert playing for the chance of winning alone in the last three rounds (as it did
+#: until 2026-12-02; by default the win is worth a number of points beside the round's
+#: instead: see the module docstring).
+STANDINGS = functools.partial(ExpertBot, endgame_rounds=3, standings_points=0.0, made_bonus=0.0)
 
 
 def last_round_view(totals: list[int], own: str, round_no: int = 8) -> SeatView:
@@ -83,8 +84,26 @@ def test_a_leader_with_the_model_of_hard_still_bids_lower_than_without_the_stand
     seat_view = last_round_view([200, 150, 140, 100],
                                 "yellow,yellow,purple,gray,gray,gray,griffin,gray")
     expert = STANDINGS(opponent_model=True)
-    points_only = ExpertBot(endgame_rounds=0, opponent_model=True)
+    points_only = ExpertBot(endgame_rounds=0, opponent_model=True, made_bonus=0.0)
     assert bid_of(expert, seat_view) < bid_of(points_only, seat_view)
+
+
+@pytest.mark.parametrize("own", ["yellow,purple,purple,purple,gray,gray,gray,red",
+                                 "griffin,gray,mermaid,gray,yellow,red,griffin,mermaid"])
+def test_by_default_a_player_70_behind_in_the_last_round_bids_what_can_catch_up(
+        own: str) -> None:
+    # The default weighs a win as 150 points beside the round's: 70 behind the leader, the
+    # bid that points alone choose (+20 with the weak hand, +80 with the strong one)
+    # cannot overtake, and a riskier one that pays at least 70 is worth its lower chance.
+    seat_view = last_round_view([100, 170, 150, 90], own)
+    points_only, expert = ExpertBot(endgame_rounds=0), ExpertBot()
+    assert best_points(bid_of(expert, seat_view)) >= 70
+    assert best_points(bid_of(expert, seat_view)) > best_points(bid_of(points_only, seat_view))
+
+
+def test_by_default_a_leader_in_the_last_round_bids_lower_to_miss_by_less() -> None:
+    seat_view = last_round_view([200, 150, 140, 100], "red,red,gray,gray,gray,red,purple,gray")
+    assert bid_of(ExpertBot(), seat_view) < bid_of(ExpertBot(endgame_rounds=0), seat_view)
 
 
 def test_before_the_last_rounds_the_expert_scores_play_outs_as_hard_does() -> None:
@@ -250,13 +269,20 @@ def test_the_expert_passes_its_spite_and_sample_floor_to_the_search() -> None:
     assert bot._samples(bot.play_budget, 10**6) == 30
 
 
-def test_by_default_the_expert_scores_the_last_rounds_by_points_as_well() -> None:
-    # The standings are an option (endgame_rounds): on the deals measured, scoring the last
-    # three rounds by the chance of winning made fewer bids and fewer points.
-    seat_view = last_round_view([100, 190, 140, 160], "red," * 7 + "gray")
-    value = ExpertBot().outcome_value(seat_view)
-    for points in ([70, -10, 20, 0], [100, -10, 20, 0]):
-        assert value(points) == round_value(points, 0, 0.25)
+def test_by_default_the_expert_weighs_a_win_beside_the_points_in_the_last_two_rounds() -> None:
+    # Scoring the last three rounds by the chance of winning alone made fewer bids and
+    # fewer points on the deals measured; the default adds the win chance, worth 150
+    # points, to the points measure (and 20 for a made bid) in the last two rounds only.
+    bot = ExpertBot()
+    assert (bot.endgame_rounds, bot.standings_points, bot.made_bonus) == (2, 150.0, 20.0)
+    value = bot.outcome_value(last_round_view([100, 190, 140, 160], "red," * 7 + "gray"))
+    assert value([70, -10, 20, 0]) == pytest.approx(round_value([70, -10, 20, 0], 0, 0.25)
+                                                    + 20.0)  # made, but the game lost
+    assert value([100, -10, 20, 0]) == pytest.approx(round_value([100, -10, 20, 0], 0, 0.25)
+                                                     + 20.0 + 150.0)  # made and won
+    early = bot.outcome_value(last_round_view([100, 190, 140, 160],
+                                              "red,yellow,gray,gray,purple,red", 6))
+    assert early([-10, 40, 20, 0]) == round_value([-10, 40, 20, 0], 0, 0.25)
 
 
 # -- the options measured in 2026-12-03 --------------------------------------------------
@@ -281,7 +307,7 @@ def test_a_made_bonus_never_picks_a_bid_less_likely_to_be_made(
     bag = [k.name for k in DS.kinds for _ in range(k.count)]
     deal.shuffle(bag)
     seat_view = last_round_view([0, 0, 0, 0], ",".join(bag[:round_no]), round_no)
-    plain, careful = ExpertBot(), ExpertBot(made_bonus=40.0)
+    plain, careful = ExpertBot(made_bonus=0.0), ExpertBot(made_bonus=40.0)
     bid_of(plain, seat_view)
     bid_of(careful, seat_view)
     assert plain.last_bid_forecast is not None
@@ -293,7 +319,7 @@ def test_standings_as_points_weigh_nothing_once_the_game_is_decided() -> None:
     # 300 points ahead in the last round: the game is won whatever happens, so the win is
     # worth the same in every play-out and the choice is made by points, as hard makes it.
     weight = 150.0
-    bot = ExpertBot(endgame_rounds=2, standings_points=weight)
+    bot = ExpertBot(endgame_rounds=2, standings_points=weight, made_bonus=0.0)
     ahead = bot.outcome_value(last_round_view([500, 200, 190, 180], "red," * 7 + "gray"))
     for points in ([160, -80, 20, 0], [-80, 0, 20, 0], [0, 0, 0, 0]):
         assert ahead(points) == round_value(points, 0, 0.25) + weight

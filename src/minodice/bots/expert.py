@@ -162,11 +162,11 @@ class ExpertBot(SearchBot):
 
     name = "expert"
 
-    def __init__(self, endgame_rounds: int = 0, smart_others: bool = True,
+    def __init__(self, endgame_rounds: int = 2, smart_others: bool = True,
                  play_budget: int = 4000, bid_budget: int = 14000,
                  opponent_model: bool = False, min_samples: int = 8,
-                 spite: float = 0.25, made_bonus: float = 0.0,
-                 standings_points: float = 0.0, hard_bids: bool = False) -> None:
+                 spite: float = 0.25, made_bonus: float = 20.0,
+                 standings_points: float = 150.0, hard_bids: bool = False) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
                          smart_others=smart_others, min_samples=min_samples, spite=spite)
         self.endgame_rounds = endgame_rounds
