@@ -1,28 +1,42 @@
-"""The ``expert`` bot: the ``hard`` search, with searchers for opponents in its play-outs.
+"""The ``expert`` bot: the ``hard`` search, steered to its bid and to the game's end.
 
 What it does by default: ``hard``'s search (:mod:`.search`: the same sampled worlds,
 weighted by bids and by the rolls so far, the same play-outs scored by its round points
-less a quarter of the others' mean), except that in its play-outs the other players play
-the expected-score policy (``smart_others``), since the players it must beat are
-searchers, not the plain heuristic.
+less a quarter of the others' mean), except that
 
-What it can do, measured and left off by default because no match showed it helping:
+- in its play-outs the other players play the expected-score policy (``smart_others``),
+  since the players it must beat are searchers, not the plain heuristic;
+- a play-out in which it makes its bid is worth ``made_bonus`` (20) points more, for its
+  bids and its dice alike: among bids and dice of nearly the same expected score it takes
+  the one likelier to be made (in the same play-outs, never one less likely: a test);
+- in the last ``endgame_rounds`` (2) rounds it minds *the standings*: a play-out is worth
+  ``standings_points`` (150) times its estimated chance of winning the game
+  (:func:`win_chance`, with the round's points added to the totals) beside its points —
+  at the last round exactly who ends on top (a shared first place counting its share),
+  before it a normal model of the rounds still to play, whose spread was measured
+  (:data:`ROUND_SD`). A game already decided either way adds the same to every play-out
+  and changes nothing; within reach, a leader bids lower to miss by less and a player 70
+  behind bids what can catch up (tests), but only where the chance of winning it buys is
+  worth the points it risks — a 2% chance is not worth 30 points.
 
-*The standings* (``endgame_rounds``). ``hard`` scores a play-out by points whatever the
-standings: in the last round a leader 60 points ahead might rather bid what it surely
-makes, and a player 60 points behind gains nothing from a safe +20. With
-``endgame_rounds=k`` the expert scores the play-outs of the last ``k`` rounds by its
-estimated chance of winning the game (:func:`win_chance`) after the round's points are
-added to the totals — at the last round exactly who ends on top (a shared first place
-counting its share), before it a normal model of the rounds still to play, whose spread
-was measured (:data:`ROUND_SD`); a tiny share of the points measure is added so that,
-where the game is already decided either way, the bot still plays the round well. It was
-on (``k = 3``) until 2026-12-02; on the 7 deals then measured (variants at one table,
-``benchmarks/results/expert-2026-12-02-variants.txt``) the expert without it scored 28
-points a game more (95% [-91, +35]), with the last round only 24 more ([-73, +24]), and
-made more of its bids (56.2% against 51.8%): with three rounds of standings it bid
-riskier in rounds 6–8 and made about a third of those bids. The same run found no gain from
-2.5–3 times the worlds (``play_budget``, ``bid_budget``), at twice the CPU per decision.
+How they were chosen (``benchmarks/expert_variants.py``: variants at one table on the
+same 10 deals, seed 589556674, tuned on; ``benchmarks/results/expert-2026-12-03-variants.txt``):
+with the made bonus the expert scored 7.0 points a game more than without it (95% [-32.9,
++46.9]) and made 55.6% of its bids against 52.2%; with the standings as points, 4.8 more
+([-42.3, +51.8]). Neither difference is significant (10 deals detect about ±50 points);
+both were turned on, the bonus for the bids made, the standings because the issue asks for
+bids with the standings in mind and this form cost nothing measurable. Before them, scoring
+the last three rounds by the win chance *alone* (``standings_points=0``, the expert until
+2026-12-02) scored 28 points a game less than no standings (95% [-91, +35], 7 deals,
+``expert-2026-12-02-variants.txt``) and made fewer bids (51.8% against 56.2%): in the
+far-behind test's position it gives up 27 points of expected score for a 2% chance of
+winning. 2.5–3 times the worlds (``play_budget``, ``bid_budget``) showed no gain, at twice
+the CPU per decision.
+
+``hard_bids``: the others bid in its bidding play-outs as ``hard`` was measured to (above
+their hand's expected tricks, :class:`OpponentModel`), without the model's sampling; on
+the same 10 deals it scored 1.8 points a game more than the expert without it ([-29.7,
++33.2]) and 5.2 less than the made bonus ([-42.5, +32.0]): left off.
 
 *A model of hard* (``opponent_model``): it can infer the others' hidden dice from a model
 of ``hard`` measured on ``hard``'s self-play (:class:`OpponentModel`, fitted by
@@ -157,8 +171,8 @@ def hard_model() -> OpponentModel:
 
 
 class ExpertBot(SearchBot):
-    """``hard``'s search with searchers for opponents; the standings at the game's end and a
-    model of ``hard`` as options (module docstring)."""
+    """``hard``'s search with searchers for opponents, a bonus for a made bid and the
+    standings in the last rounds; a model of ``hard`` as an option (module docstring)."""
 
     name = "expert"
 
