@@ -33,6 +33,11 @@ far-behind test's position it gives up 27 points of expected score for a 2% chan
 winning. 2.5–3 times the worlds (``play_budget``, ``bid_budget``) showed no gain, at twice
 the CPU per decision.
 
+With both, against three ``hard`` on 40 fresh deals (``expert-2026-12-03.txt``) it won
+0.291 ± 0.032 of games (parity 0.25) with 4.5 points a game fewer than ``hard`` (95%
+[-17.3, +8.4]) and made 53.1% of its bids (``hard`` 52.9%): the issue's 0.35 and 65% are
+not reached.
+
 ``hard_bids``: the others bid in its bidding play-outs as ``hard`` was measured to (above
 their hand's expected tricks, :class:`OpponentModel`), without the model's sampling; on
 the same 10 deals it scored 1.8 points a game more than the expert without it ([-29.7,
