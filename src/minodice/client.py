@@ -55,6 +55,49 @@ class ClientError(Exception):
     """The server refused something, or answered what this client does not understand."""
 
 
+# A request refused with 503 and a Retry-After (nothing changed: the table was changing
+# hands between server processes, the store was away for a moment) is sent again, at most
+# RETRIES more times, each after the longer of its Retry-After and a backoff doubling from
+# BACKOFF seconds (up to MAX_WAIT, with a little jitter so that many clients spread out).
+RETRIES = 4
+BACKOFF = 0.5
+MAX_WAIT = 8.0
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """Seconds after which the server asks for ``response``'s request again (a 503 with
+    ``Retry-After`` in seconds), or ``None``: not to be sent again as it is."""
+    if response.status_code != 503:
+        return None
+    value = response.headers.get("retry-after", "")
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return max(0.0, seconds) if seconds == seconds else None  # (NaN: not a number)
+
+
+async def post_retrying(http: httpx.AsyncClient, path: str, body: dict[str, Any],
+                        retries: int | None = None, rng: random.Random | None = None
+                        ) -> tuple[httpx.Response, int]:
+    """POST ``body`` to ``path``; a refusal that asks to be retried is sent again, at
+    most ``retries`` (:data:`RETRIES`) more times. The last answer and how many times it
+    was sent."""
+    retries = RETRIES if retries is None else retries
+    rng = rng or random.Random()
+    for attempt in range(retries + 1):
+        try:
+            response = await http.post(path, json=body)
+        except httpx.HTTPError as exc:
+            raise ClientError(f"cannot reach {http.base_url}: {exc}") from None
+        wait = retry_after(response)
+        if wait is None or attempt == retries:
+            return response, attempt + 1
+        await asyncio.sleep(min(MAX_WAIT, max(wait, BACKOFF * 2 ** attempt))
+                            * rng.uniform(1.0, 1.25))
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns
+
+
 @dataclass(frozen=True)
 class SeatTicket:
     """A taken seat: where the server is, which table, which seat, and its secret token."""
@@ -82,12 +125,13 @@ def split_table_url(url: str) -> tuple[str, str]:
     return f"{parts.scheme}://{parts.netloc}", segments[1]
 
 
-def _refusal(response: httpx.Response) -> ClientError:
+def _refusal(response: httpx.Response, tries: int = 1) -> ClientError:
+    after = f" (sent {tries} times)" if tries > 1 else ""
     try:
         error = ErrorAnswer.model_validate_json(response.content).error
     except ValueError:
-        return ClientError(f"the server answered {response.status_code}")
-    return ClientError(f"{error.message} ({error.code})")
+        return ClientError(f"the server answered {response.status_code}{after}")
+    return ClientError(f"{error.message} ({error.code}){after}")
 
 
 def _answer(model: type[AnswerT], response: httpx.Response) -> AnswerT:
@@ -102,9 +146,9 @@ def _answer(model: type[AnswerT], response: httpx.Response) -> AnswerT:
 async def create_table(base: str, **settings: Any) -> dict[str, Any]:
     """``POST /api/tables``: ``players``, ``edition``, ``variant``, ``bots``, ..."""
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-        response = await http.post("/api/tables", json=settings)
+        response, tries = await post_retrying(http, "/api/tables", settings)
     if response.status_code != 201:
-        raise _refusal(response)
+        raise _refusal(response, tries)
     created = _answer(TableCreated, response)
     return created.model_dump(mode="json")
 
@@ -122,12 +166,9 @@ async def join(url: str, name: str, client_seed: str | None = None,
     body = ({"name": name, "client_seed_hash": hashlib.sha256(seed.encode()).hexdigest()}
             if commit else {"name": name, "client_seed": seed})
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-        try:
-            response = await http.post(f"/api/tables/{table}/seats", json=body)
-        except httpx.HTTPError as exc:
-            raise ClientError(f"cannot reach {base}: {exc}") from None
+        response, tries = await post_retrying(http, f"/api/tables/{table}/seats", body)
     if response.status_code != 201:
-        raise _refusal(response)
+        raise _refusal(response, tries)
     taken = _answer(SeatTaken, response)
     return SeatTicket(base, table, taken.seat, taken.token, taken.name,
                       seed if commit else None)
@@ -136,13 +177,11 @@ async def join(url: str, name: str, client_seed: str | None = None,
 async def reveal(ticket: SeatTicket) -> None:
     """Tell the server the seed this seat committed to (once every seat is taken)."""
     async with httpx.AsyncClient(base_url=ticket.base, timeout=30) as http:
-        try:
-            response = await http.post(f"/api/tables/{ticket.table}/reveal",
-                                       json={"token": ticket.token, "client_seed": ticket.seed})
-        except httpx.HTTPError as exc:
-            raise ClientError(f"cannot reach {ticket.base}: {exc}") from None
+        response, tries = await post_retrying(
+            http, f"/api/tables/{ticket.table}/reveal",
+            {"token": ticket.token, "client_seed": ticket.seed})
     if response.status_code != 200:
-        raise _refusal(response)
+        raise _refusal(response, tries)
 
 
 def bot_decider(bot: Bot, rng: random.Random | None = None, time_limit: float | None = None,

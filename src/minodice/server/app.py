@@ -52,7 +52,7 @@ from minodice.i18n.words import Words
 from minodice.server.botpool import BotPool, PoolBusyError, advice_json, trick_odds_json
 from minodice.server.cluster import FORWARD_HEADER, Cluster, OwnerGoneError
 from minodice.server.collector import keep_collections_short
-from minodice.server.lobby import LOBBY_PAGE, LOBBY_PAGE_MAX, ApiError, Lobby
+from minodice.server.lobby import LOBBY_PAGE, LOBBY_PAGE_MAX, RETRY_AFTER, ApiError, Lobby
 from minodice.server.ops import CollectionTimer, operations_router, watch_loop_lag
 from minodice.server.protocol import (
     MAX_MESSAGE,
@@ -114,8 +114,11 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+def _error(status: int, code: str, message: str,
+           retry_after: int | None = None) -> JSONResponse:
+    headers = {"retry-after": str(retry_after)} if retry_after is not None else None
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
+                        headers=headers)
 
 
 class Limits:
@@ -248,11 +251,14 @@ class _TooLargeError(Exception):
     pass
 
 
-async def _send_json(send: Send, status: int, code: str, message: str) -> None:
+async def _send_json(send: Send, status: int, code: str, message: str,
+                     retry_after: int | None = None) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode())]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -432,7 +438,7 @@ def create_app(
 
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.message)
+        return _error(exc.status, exc.code, exc.message, exc.retry_after)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -557,7 +563,8 @@ def create_app(
                            "try again later")
         if not all_tables.allow(""):
             await asyncio.sleep(caps.refusal_delay)
-            raise ApiError(503, "busy", "too many new tables at once; try again shortly")
+            raise ApiError(503, "busy", "too many new tables at once; try again shortly",
+                           RETRY_AFTER)
         room, host_token = await lobby.create(body.players, body.edition, body.variant,
                                         list(body.bots) if body.bots is not None else None,
                                         body.turn_seconds, body.public, body.advisor)
@@ -907,7 +914,13 @@ class ForwardMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         match = _TABLE_PATH.match(scope.get("path", "")) if scope["type"] == "http" else None
-        if match is None or self.cluster.trusted(scope):
+        if match is None:
+            await self.app(scope, receive, send)
+            return
+        if self.cluster.trusted(scope):
+            # from a peer that found this process the owner: a takeover still loading the
+            # table here is waited for, not answered "changing hands"
+            await self.cluster.settled(match.group(1))
             await self.app(scope, receive, send)
             return
         try:
@@ -920,7 +933,7 @@ class ForwardMiddleware:
             return
         if where is None:
             await _send_json(send, 503, "unavailable", "this table is changing hands between "
-                             "server processes; try again in a moment")
+                             "server processes; try again in a moment", RETRY_AFTER)
             return
         body = b""
         while True:
@@ -937,6 +950,12 @@ class ForwardMiddleware:
         try:
             answer = await self.cluster.http.request(scope["method"], url, content=body,
                                                      headers=headers)
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout):
+            # Never sent (no connection to the owner could be had): nothing changed.
+            await _send_json(send, 503, "unavailable", "the table's server process cannot "
+                             "be reached just now, so nothing changed; try again in a "
+                             "moment", RETRY_AFTER)
+            return
         except httpx.HTTPError:
             # The owner may have applied it and its answer been lost: never say "nothing
             # changed" (the WebSocket path says the same: "may not have been made").
@@ -946,7 +965,7 @@ class ForwardMiddleware:
             return
         kept = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()
                 if k.lower() in ("content-type", "content-disposition", "link",
-                                 "cache-control")]
+                                 "cache-control", "retry-after")]
         await send({"type": "http.response.start", "status": answer.status_code,
                     "headers": [*kept, (b"content-length", str(len(answer.content)).encode())]})
         await send({"type": "http.response.body", "body": answer.content})

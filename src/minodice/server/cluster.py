@@ -30,6 +30,13 @@ What the processes share, and nothing home-made beyond it:
   one gets it.
 - **The lobby**: the public list is read from the store (:meth:`Lobby.shared_page`).
 
+Under load: a process's commands to Redis share a pool of ``REDIS_CONNECTIONS``; one that
+finds none free waits for one rather than failing (a burst of joins once got ``503`` from
+a full pool, and renewals failed with them, so tables changed hands for nothing). The
+lease keeper (renewals, this process's address) has a connection of its own, so that no
+burst delays a renewal past its lease. A ``503`` that changed nothing (the table changing
+hands, its owner not reachable before the request was sent) carries ``Retry-After``.
+
 Pub/sub delivers at most once: a message lost while Redis restarts costs a view (the next
 change sends a whole one) or an act's answer (the client is told ``unavailable`` and sends
 it again; the turn it names makes a second copy ``stale``, never applied twice).
@@ -50,7 +57,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -76,6 +83,11 @@ PREFIX = "minodice:"
 TAKEN = f"{PREFIX}taken"  # the channel of every process: a table's new owner
 FORWARD_HEADER = "x-minodice-forward"  # the cluster's secret: a request from a peer
 REQUEST_TIMEOUT = 5.0  # seconds an owner has to answer a forwarded message
+# Connections to Redis a process opens at most. A burst of requests beyond it waits for a
+# free one (up to REQUEST_TIMEOUT) rather than failing: redis-py's default pool raised
+# MaxConnectionsError at its 100th concurrent command, which refused new tables and joins
+# with 503 and failed lease renewals, so that the tables changed hands under load.
+REDIS_CONNECTIONS = 100
 RENEW_AT_ONCE = 500  # leases renewed in one round trip to Redis (a pipeline)
 LIVE = ("playing", "waiting")  # the statuses of a table that has an owner
 # What one sweep reads at most (more waits for the next sweep):
@@ -118,9 +130,13 @@ class Cluster:
 
     def __init__(self, url: str, lobby: Lobby, advertise: str, lease_ms: int = 5000,
                  sweep: float = 0.5, rng: random.Random | None = None) -> None:
-        self.redis: Redis = Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        self.redis: Redis = _client(url, REDIS_CONNECTIONS)
         self.leases = Leases(self.redis, lease_ms, prefix=PREFIX)
         self.proc = self.leases.owner
+        # The lease keeper's own connection: renewals and this process's liveness never
+        # wait behind a burst of forwarded messages and joins for one of the pool's.
+        self.keeper: Redis = _client(url, 2)
+        self.renewals = Leases(self.keeper, lease_ms, owner=self.proc, prefix=PREFIX)
         self.lobby = lobby
         self.advertise = advertise.rstrip("/")
         self.lease_ms = lease_ms
@@ -198,8 +214,9 @@ class Cluster:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.http.aclose()
-        with contextlib.suppress(Exception):
-            await self.redis.aclose()
+        for client in (self.redis, self.keeper):
+            with contextlib.suppress(Exception):
+                await client.aclose()
 
     async def _flush(self) -> None:
         """Publish what waits in the outbox now (a stop's last ``moved`` notices)."""
@@ -234,11 +251,13 @@ class Cluster:
 
     async def _announce(self) -> None:
         """This process is alive at its address; and the cluster's secret (made by the
-        first process to ask, read by every other)."""
-        await self.redis.set(self._proc_key(self.proc), self.advertise, px=self.lease_ms * 2)
+        first process to ask, read by every other). On the keeper's connection, as the
+        renewals."""
+        redis = self.keeper
+        await redis.set(self._proc_key(self.proc), self.advertise, px=self.lease_ms * 2)
         key = f"{PREFIX}secret"
-        await self.redis.set(key, secrets.token_hex(32), nx=True)
-        value = await self.redis.get(key)
+        await redis.set(key, secrets.token_hex(32), nx=True)
+        value = await redis.get(key)
         self.secret = value.decode() if isinstance(value, bytes) else str(value or "")
 
     # -- ownership ----------------------------------------------------------------------------
@@ -332,6 +351,14 @@ class Cluster:
             del self._adopting[table_id]
         return result
 
+    async def settled(self, table_id: str) -> None:
+        """Wait until this process's attempt to take ``table_id`` over (if one runs) ends:
+        a request forwarded here because the lease is ours then finds the table loaded."""
+        running = self._adopting.get(table_id)
+        if running is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(running)
+
     async def _adopt(self, table_id: str, listed: bool) -> bool:
         if self.owns(table_id) or self.stopping:
             return not self.stopping
@@ -388,7 +415,7 @@ class Cluster:
             for start in range(0, len(held), RENEW_AT_ONCE):
                 batch = held[start:start + RENEW_AT_ONCE]
                 try:
-                    results = await self.leases.renew_all([lease for _, lease in batch])
+                    results = await self.renewals.renew_all([lease for _, lease in batch])
                 except (RedisError, OSError) as exc:
                     results = [exc] * len(batch)
                 for (table_id, lease), result in zip(batch, results, strict=True):
@@ -705,3 +732,12 @@ class Cluster:
                                             "a seat")))
         return True
 
+
+
+def _client(url: str, connections: int) -> Redis:
+    """A Redis client of at most ``connections`` connections; a command that finds none
+    free waits for one (up to ``REQUEST_TIMEOUT``), then fails as Redis away would."""
+    pool = BlockingConnectionPool.from_url(url, max_connections=connections,
+                                           timeout=REQUEST_TIMEOUT, socket_timeout=5,
+                                           socket_connect_timeout=5)
+    return Redis.from_pool(pool)  # the client owns its pool: closed with it

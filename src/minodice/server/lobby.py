@@ -39,14 +39,24 @@ EXPIRED = "expired"  # the stored status of a waiting table nobody came to
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: readable in a link
 
 
-class ApiError(Exception):
-    """A refused request: ``status`` (4xx), protocol ``code`` and a sentence."""
+# Seconds a client waits before it sends again a request refused with a 503 that changed
+# nothing (the table changing hands, the store away for a moment): its Retry-After.
+RETRY_AFTER = 1
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+
+class ApiError(Exception):
+    """A refused request: ``status`` (4xx), protocol ``code`` and a sentence.
+    ``retry_after``: nothing changed and the same request may be sent again after that many
+    seconds (a ``Retry-After`` header); ``None`` where sending it again is no use or not
+    known to be safe."""
+
+    def __init__(self, status: int, code: str, message: str,
+                 retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.retry_after = retry_after
 
 
 def clean_name(name: str) -> str:
@@ -168,7 +178,7 @@ class Lobby:
                 if not self.live_loads and row.status in ("waiting", "playing"):
                     # another process owns it, or nobody yet: never two drivers at once
                     raise ApiError(503, "unavailable", "this table is changing hands between "
-                                   "server processes; try again in a moment")
+                                   "server processes; try again in a moment", RETRY_AFTER)
                 room = self._new_room(row)
             except ApiError:
                 raise
@@ -431,7 +441,7 @@ class Lobby:
         except Exception as exc:
             log.warning("the public list could not be read: %s", _problem(exc))
             raise ApiError(503, "unavailable", "the list of tables cannot be read just now; "
-                           "try again in a moment") from None
+                           "try again in a moment", RETRY_AFTER) from None
         out = [{"table": row.id, "players": row.settings.players,
                 "edition": row.settings.edition, "variant": row.settings.variant,
                 "seats_free": sum(1 for seat in row.seats if not seat.taken),
@@ -573,7 +583,7 @@ class Lobby:
 
 def _unsaved() -> ApiError:
     return ApiError(503, "unavailable", "the server could not save this just now, so "
-                    "nothing changed; try again in a moment")
+                    "nothing changed; try again in a moment", RETRY_AFTER)
 
 
 def _problem(exc: Exception) -> str:
