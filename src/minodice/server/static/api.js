@@ -27,15 +27,33 @@ export function errorText(code) {
   }[code] || _("The server refused this.");
 }
 
+// A 503 with Retry-After changed nothing (the table was changing hands between server
+// processes, or its store was away a moment): sent again at most RETRIES more times, each
+// after the longer of its Retry-After and a backoff doubling from half a second (at most
+// 8 s, with some jitter), then the last refusal is shown.
+export const RETRIES = 4;
+
+export function retryDelay(response, attempt) {
+  if (response.status !== 503) return null;
+  const after = Number.parseFloat(response.headers.get("retry-after") || "");
+  if (!Number.isFinite(after)) return null;
+  return Math.min(8, Math.max(after, 0.5 * 2 ** attempt)) * (1 + Math.random() / 4) * 1000;
+}
+
 export async function api(method, path, body) {
   let response;
-  try {
-    response = await fetch(path, {
-      method, headers: body ? { "content-type": "application/json" } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
-  } catch (err) {
-    throw new ApiError("offline", "no answer");
+  for (let attempt = 0; ; attempt++) {
+    try {
+      response = await fetch(path, {
+        method, headers: body ? { "content-type": "application/json" } : {},
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    } catch (err) {
+      throw new ApiError("offline", "no answer");
+    }
+    const wait = attempt < RETRIES ? retryDelay(response, attempt) : null;
+    if (wait === null) break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
   let data = null;
   try { data = await response.json(); } catch (err) { data = null; }

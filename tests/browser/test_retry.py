@@ -1,0 +1,76 @@
+"""The page takes a seat through a moment when the table's owner is away: a ``503`` with
+``Retry-After`` (nothing changed) is sent again, a bounded number of times."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from live_server import LiveServer
+
+from .conftest import Pages
+from .pages import stored_seat
+
+if TYPE_CHECKING:
+    from playwright.async_api import Route
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+AWAY = {"error": {"code": "unavailable", "message": "this table is changing hands between "
+                  "server processes; try again in a moment"}}
+
+
+async def test_the_page_sends_a_join_again_while_the_table_changes_hands(
+        server: LiveServer, pages: Pages) -> None:
+    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
+    tries: list[str] = []
+
+    async def away_twice(route: Route) -> None:
+        tries.append(route.request.method)
+        if len(tries) <= 2:
+            await route.fulfill(status=503, json=AWAY, headers={"retry-after": "0"})
+        else:
+            await route.continue_()
+
+    page = await pages.new()
+    await page.route(f"**/api/tables/{table}/seats", away_twice)
+    await page.goto(f"{server.base}/t/{table}")
+    await page.fill("#join-name", "Ana")
+    await page.locator(".join button[type=submit]").click()
+    await page.wait_for_function("(key) => localStorage.getItem(key)",
+                                 arg=f"minodice.seat.{table}", timeout=20_000)
+    assert tries == ["POST"] * 3
+    assert (await stored_seat(page, table))["seat"] == 0
+    assert server.get(f"/api/tables/{table}")["seats_free"] == 1
+
+
+async def test_the_page_gives_up_after_a_few_tries_and_says_so(server: LiveServer,
+                                                               pages: Pages) -> None:
+    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
+    tries: list[str] = []
+
+    async def away(route: Route) -> None:
+        tries.append(route.request.method)
+        await route.fulfill(status=503, json=AWAY, headers={"retry-after": "0"})
+
+    page = await pages.new()
+    await page.route(f"**/api/tables/{table}/seats", away)
+    await page.goto(f"{server.base}/t/{table}")
+    await page.fill("#join-name", "Ana")
+    await page.locator(".join button[type=submit]").click()
+    await page.locator(".toast-item").first.wait_for(timeout=30_000)
+    assert len(tries) == 5  # the first and RETRIES (4) more
+    assert await stored_seat(page, table) is None
+    # a refusal without Retry-After is shown at once, not sent again
+    tries.clear()
+    await page.unroute(f"**/api/tables/{table}/seats")
+
+    async def refused(route: Route) -> None:
+        tries.append(route.request.method)
+        await route.fulfill(status=503, json=AWAY)
+
+    await page.route(f"**/api/tables/{table}/seats", refused)
+    await page.locator(".join button[type=submit]").click()
+    await page.locator(".toast-item").nth(1).wait_for(timeout=10_000)
+    assert tries == ["POST"]
