@@ -99,12 +99,13 @@ class Scrape:
     gc: Buckets = field(default_factory=dict)
     gc_full: Buckets = field(default_factory=dict)
     actions: float = 0.0
+    moved: float = 0.0  # tables let go (a lease lost, a write fenced): they changed hands
 
     def _with(self, other: Scrape, sign: float) -> Scrape:
         return Scrape(_combine(self.buckets, other.buckets, sign),
                       _combine(self.lag, other.lag, sign), _combine(self.gc, other.gc, sign),
                       _combine(self.gc_full, other.gc_full, sign),
-                      self.actions + sign * other.actions)
+                      self.actions + sign * other.actions, self.moved + sign * other.moved)
 
     def __sub__(self, other: Scrape) -> Scrape:
         return self._with(other, -1.0)
@@ -128,6 +129,8 @@ def scrape(port: int) -> Scrape:
         for sample in family.samples:
             if sample.name == "minodice_actions_total":
                 found.actions = sample.value
+            elif sample.name == "minodice_leases_lost_total":
+                found.moved = sample.value
             if not sample.name.endswith("_bucket"):
                 continue
             le = float(sample.labels["le"])
@@ -272,6 +275,9 @@ class Figures:
     servers_rss: float = float("nan")  # MB, all server processes at the window's end
     takeover: float | None = None    # s, kill → first view from the new owner
     takeover_note: str = ""
+    setup_s: float = float("nan")    # s, the slowest load process's setup
+    setup: Scrape = field(default_factory=Scrape)  # the servers' figures over the setup
+    setup_errors: dict[str, int] = field(default_factory=dict)  # retries, reconnections
 
     @property
     def rate(self) -> float:
@@ -297,6 +303,9 @@ class Cluster:
         self.workdir = workdir
         self.servers: list[Serve] = []
         self.loads: list[bench.LoadProcess] = []
+        self.setup_s = float("nan")
+        self.setup_errors: dict[str, int] = {}
+        self.setup = Scrape()
 
     def __enter__(self) -> Cluster:
         c = self.config
@@ -325,8 +334,15 @@ class Cluster:
                                                     self.args.seed * 100 + i, lifetime,
                                                     self.args, spread))
             readies = [ld.expect("ready", self.args.setup_timeout + 30) for ld in self.loads]
-            setup = max(float(r["setup_s"]) for r in readies)
-            print(f"  {c.name}: set up in {setup:.0f} s", file=sys.stderr, flush=True)
+            self.setup_s = max(float(r["setup_s"]) for r in readies)
+            for r in readies:
+                for k, v in r.get("setup_errors", {}).items():
+                    self.setup_errors[k] = self.setup_errors.get(k, 0) + int(v)
+            for served in self.servers:
+                self.setup = self.setup + scrape(served.port)
+            print(f"  {c.name}: set up in {self.setup_s:.0f} s; "
+                  f"{bench.errors_text(self.setup_errors)}; "
+                  f"{self.setup.moved:.0f} tables changed hands", file=sys.stderr, flush=True)
         except BaseException:
             self.__exit__()
             raise
@@ -425,7 +441,8 @@ class Cluster:
             postgres_cpu=cpu1.postgres - cpu0.postgres, redis_cpu=cpu1.redis - cpu0.redis,
             load_lag_p99=[float(r["lag_p99"]) for r in results], errors=errors,
             load_average=load_average, others_cpu=machine - ours / duration * 100,
-            connections=sum(int(r["connections"]) for r in results), servers_rss=rss)
+            connections=sum(int(r["connections"]) for r in results), servers_rss=rss,
+            setup_s=self.setup_s, setup=self.setup, setup_errors=self.setup_errors)
 
     def profile(self, duration: float) -> list[subprocess.Popen[bytes]]:
         """With ``--py-spy DIR``: each server sampled by py-spy over the window, without
@@ -631,7 +648,11 @@ def print_figures(figures: list[Figures], ref: Figures) -> None:
               f"{fmt(m.gc_full.get(math.inf, 0.0), 0):>9}{longest(m.gc_full):>9}")
     for f in [ref, *figures]:
         notes = [f"{f.connections} connections", f"servers' RSS {fmt(f.servers_rss, 0)} MB",
-                 f"errors: {bench.errors_text(f.errors)}"]
+                 f"errors: {bench.errors_text(f.errors)}",
+                 f"set up in {fmt(f.setup_s, 0)} s (retried or reconnected: "
+                 f"{bench.errors_text(f.setup_errors)}; tables that changed hands: "
+                 f"{fmt(f.setup.moved, 0)} during the setup, {fmt(f.server.moved, 0)} in the "
+                 "window)"]
         if f.takeover_note:
             notes.append(f"takeover: {f.takeover_note}")
         print(f"  {f.config.name}: " + "; ".join(notes))
@@ -686,6 +707,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--quiet-wait", type=float, default=60.0)
     parser.add_argument("--quiet-below", type=float, default=25.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="keep the servers' logs (and SQLite files) in DIR, not in a "
+                        "temporary directory removed at the end")
     parser.add_argument("--out", type=Path, help="also write the report to this file")
     args = parser.parse_args(argv)
     args.no_compression = False  # what benchmarks/server.py's load processes read
@@ -725,7 +749,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         f" {shlex.quote(a)}" for a in (sys.argv[1:] if argv is None else argv))
     from importlib.metadata import version
 
-    with tempfile.TemporaryDirectory(prefix="minodice-cluster-") as tmp, \
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+    with (contextlib.nullcontext(str(args.keep)) if args.keep is not None
+          else tempfile.TemporaryDirectory(prefix="minodice-cluster-")) as tmp, \
             bench.report_to(args.out), services(has_redis and bool(several)) as (pg, redis):
         workdir = Path(tmp)
         print(f"# {command} ({datetime.date.today().isoformat()})")

@@ -142,6 +142,9 @@ class LoadStats:
         return self.start <= t < self.end
 
 
+RECONNECTS = 10  # times a seat connects again after its table moved (1012) or was away (1013)
+
+
 class Seat:
     """One simulated person: one WebSocket, answering each turn after the think time."""
 
@@ -158,38 +161,58 @@ class Seat:
         self.last: tuple[str, str, int] | None = None    # (turn, action, decisions before)
 
     async def run(self) -> None:
-        from websockets.asyncio.client import connect
+        from websockets.exceptions import ConnectionClosed
 
         load = self.group.load
         try:
-            # No pings of the client's own (a browser sends none; the server pings each
-            # connection every 20 s all the same): 4,000 connections' pings every 20 s were
-            # 3% of the server's time at 1,000 tables, answering them.
-            async with connect(self.url, max_size=2**22, open_timeout=120, close_timeout=2,
-                               proxy=None, compression=load.compression,
-                               ping_interval=None) as ws:
-                self.ws = ws
-                async for raw in ws:
-                    now = time.perf_counter()
-                    message = orjson.loads(raw)  # (see decisions_made: no model here)
-                    kind = message.get("type")
-                    if kind == "view":
-                        if message["seq"] <= self.seq:
-                            continue
-                        self.seq = message["seq"]
-                        if load.stats.inside(now):
-                            load.stats.views += 1
-                            load.stats.view_bytes += len(raw)
-                        if self.on_view(message["view"], now):
-                            return
-                    elif kind == "error":
-                        self.on_error(str(message.get("code")))
+            for attempt in range(RECONNECTS + 1):
+                try:
+                    await self.connected()
+                    return
+                except ConnectionClosed as exc:
+                    # 1012: the table moved to another server process (its lease changed
+                    # hands); 1013: its owner could not be reached for a moment. A client
+                    # behind a load balancer connects again, as the page does.
+                    code = exc.rcvd.code if exc.rcvd is not None else None
+                    if code not in (1012, 1013) or attempt == RECONNECTS:
+                        raise
+                load.stats.errors[f"reconnected after {code}"] += 1
+                self.seq, self.answered = -1, None  # the new connection's view says all
+                await asyncio.sleep(0.2 * (attempt + 1))
         except Exception as exc:  # a dropped connection ends this seat; count it
             load.stats.errors[f"connection: {type(exc).__name__}"] += 1
             self.group.lost()
         finally:
             if self.acting is not None:
                 self.acting.cancel()
+
+    async def connected(self) -> None:
+        """One connection of this seat, until its game ends or the connection closes."""
+        from websockets.asyncio.client import connect
+
+        load = self.group.load
+        # No pings of the client's own (a browser sends none; the server pings each
+        # connection every 20 s all the same): 4,000 connections' pings every 20 s were
+        # 3% of the server's time at 1,000 tables, answering them.
+        async with connect(self.url, max_size=2**22, open_timeout=120, close_timeout=2,
+                           proxy=None, compression=load.compression,
+                           ping_interval=None) as ws:
+            self.ws = ws
+            async for raw in ws:
+                now = time.perf_counter()
+                message = orjson.loads(raw)  # (see decisions_made: no model here)
+                kind = message.get("type")
+                if kind == "view":
+                    if message["seq"] <= self.seq:
+                        continue
+                    self.seq = message["seq"]
+                    if load.stats.inside(now):
+                        load.stats.views += 1
+                        load.stats.view_bytes += len(raw)
+                    if self.on_view(message["view"], now):
+                        return
+                elif kind == "error":
+                    self.on_error(str(message.get("code")))
 
     def on_view(self, view: dict[str, Any], now: float) -> bool:
         """Read one new view; True when the game is over."""
@@ -334,6 +357,7 @@ class Load:
         self.held: list[Seat] = []
         self.groups: list[Group] = []
         self.rng = random.Random(args.seed)
+        self.jitter = random.Random(args.seed + 1)  # retries spread out (apart from rng)
         self.http = httpx.AsyncClient(
             base_url=f"http://{HOST}:{self.port}", timeout=120, trust_env=False,
             # expire idle connections before the server does (uvicorn: 5 s), so that no
@@ -343,20 +367,34 @@ class Load:
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST with a few retries on transport errors (a request that never arrived)."""
+        """POST with a few retries on transport errors (a request that never arrived) and
+        on a 503 with Retry-After (nothing changed: the table was changing hands, or the
+        store was away a moment), after the longer of its Retry-After and a doubling
+        backoff, as ``minodice join``'s client does; each retry is counted in the stats."""
         import httpx
 
-        for attempt in range(5):
+        from minodice.client import retry_after
+
+        tries = 8
+        for attempt in range(tries):
             try:
                 response = await self.http.post(path, json=body)
             except (httpx.ConnectError, httpx.ReadError, httpx.RemoteProtocolError):
                 self.stats.errors["http retried"] += 1
                 await asyncio.sleep(0.2 * (attempt + 1))
                 continue
-            response.raise_for_status()
+            wait = retry_after(response)
+            if wait is not None and attempt < tries - 1:
+                self.stats.errors["503 retried"] += 1
+                await asyncio.sleep(min(8.0, max(wait, 0.5 * 2 ** attempt))
+                                    * self.jitter.uniform(1.0, 1.25))
+                continue
+            if response.is_error:
+                raise RuntimeError(f"POST {path}: {response.status_code} "
+                                   f"{response.text[:200]} (sent {attempt + 1} times)")
             data: dict[str, Any] = response.json()
             return data
-        raise RuntimeError(f"POST {path}: the server did not answer after 5 tries")
+        raise RuntimeError(f"POST {path}: the server did not answer after {tries} tries")
 
     def spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -382,7 +420,8 @@ class Load:
                                timeout=self.args.setup_timeout)
         self.groups += groups
         emit("ready", setup_s=round(time.perf_counter() - began, 1),
-             connections=sum(len(g.seats) for g in self.groups))
+             connections=sum(len(g.seats) for g in self.groups),
+             setup_errors=dict(self.stats.errors))  # retries and reconnections included
 
     def release(self) -> None:
         """Everyone starts thinking, each at a random point of a think time (so that the
