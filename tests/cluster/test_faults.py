@@ -222,3 +222,51 @@ def test_rolling_restart_of_every_process_during_fifty_games_every_game_finishes
           f"stop: {playing}; all finished {time.monotonic() - began:.1f} s after the "
           f"first stop; {takeovers:g} takeovers counted by the new processes")
     assert takeovers >= 1
+
+
+def test_a_takeover_that_finds_the_log_damaged_sets_the_table_aside_once(
+        cluster: Cluster) -> None:
+    """The owner killed; its tables' logs were damaged meanwhile (the deal gone, an event
+    that is not JSON). The process that takes them over sets each aside with one line in
+    its log, keeps its lease (no sweep of any process loads it again and again), answers
+    ``damaged`` for it, and serves the sound table beside them."""
+    from sqlalchemy import text
+
+    a, b = cluster.add(), cluster.add()
+    tables = []
+    for name in ("sound", "gone", "garbled"):
+        table = create(a, players=3, bots=[None, "easy", "easy"])
+        join(a, table, name)
+        tables.append(table)
+    store = Store(cluster.db, upgrade=False)
+    try:
+        deadline = time.monotonic() + 60
+        while any((row := store.load(t)) is None or row.events < 3 for t in tables):
+            assert time.monotonic() < deadline, "the games did not start"
+            time.sleep(0.1)
+        sound, gone, garbled = tables
+        with store.engine.begin() as conn:
+            conn.execute(text("DELETE FROM events WHERE table_id = :id AND n = 0"),  # the deal
+                         {"id": gone})
+            conn.execute(text("UPDATE events SET data = '{not json' WHERE table_id = :id "
+                              "AND n = 1"), {"id": garbled})
+    finally:
+        store.close()
+    a.kill9()
+    deadline = time.monotonic() + 30 + LEASE
+    while owner_of(cluster, sound) is not b or owner_of(cluster, gone) is not b \
+            or owner_of(cluster, garbled) is not b:
+        assert time.monotonic() < deadline, b.log_text()[-3000:]
+        time.sleep(0.2)
+    for table in (gone, garbled):
+        answer = httpx.get(f"{b.base}/api/tables/{table}", timeout=10)
+        assert answer.status_code == 503, answer.text
+        assert answer.json()["error"]["code"] == "damaged"
+        assert "retry-after" not in answer.headers  # trying again is no use
+    assert httpx.get(f"{b.base}/api/tables/{sound}", timeout=10).json()["status"] == "playing"
+    time.sleep(LEASE * 2)  # several sweeps and renewals: still b's, set aside once
+    log = b.log_text()
+    for table in (gone, garbled):
+        assert owner_of(cluster, table) is b
+        assert log.count(f"table {table} is damaged and set aside") == 1, log[-3000:]
+    assert "Traceback" not in log
