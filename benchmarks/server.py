@@ -249,11 +249,16 @@ class Seat:
         self.acting = asyncio.ensure_future(self.act_later(think, turn, action, count))
 
     async def act_later(self, think: float, turn: str, action: str, count: int) -> None:
+        from websockets.exceptions import ConnectionClosed
+
         await asyncio.sleep(think)
         self.last = (turn, action, count)
         text = orjson.dumps({"type": "act", "turn": turn, "action": action}).decode()
         self.pending = (count, time.perf_counter())
-        await self.ws.send(text)
+        try:
+            await self.ws.send(text)
+        except ConnectionClosed:  # run() connects again, and the new view asks again
+            self.pending = None
 
     def on_error(self, code: str) -> None:
         stats = self.group.load.stats
