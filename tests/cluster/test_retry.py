@@ -5,12 +5,16 @@ owner is away for a moment: ``503`` with ``Retry-After`` (nothing changed), whic
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import signal
 import time
 from typing import Any
 
 import httpx
 import pytest
 import redis
+from websockets.asyncio.client import connect
 
 from minodice import client
 from minodice.client import ClientError
@@ -121,3 +125,38 @@ def test_the_join_client_retries_a_503_until_the_owner_is_back(two_processes: Cl
     assert "\n" not in message
     assert "changing hands" in message
     assert "sent 3 times" in message
+
+
+def test_a_connection_through_another_process_waits_for_a_slow_owner(
+        cluster: Cluster) -> None:
+    """The table's owner stalls for 7 s (SIGSTOP, well within its lease) while a player
+    connects through another process: the player gets the view once the owner is back,
+    where after 5 s it was told ``moved`` with nothing moved (and connected again, to
+    the same busy owner)."""
+    long_lease = ("--lease-seconds", "30")
+    owner, other = cluster.add(*long_lease), cluster.add(*long_lease)
+    table = create(owner, players=3, bots=[None, "easy", "easy"])
+    answer = httpx.post(f"{owner.base}/api/tables/{table}/seats",
+                        json={"name": "Ana", "client_seed": "s"}, timeout=20)
+    token = answer.json()["token"]
+
+    async def first_message() -> dict[str, Any]:
+        async with connect(f"{other.ws_base}/ws/{table}?token={token}",
+                           open_timeout=10) as ws:
+            message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            return message
+
+    assert owner.proc is not None
+    os.kill(owner.proc.pid, signal.SIGSTOP)
+    try:
+        async def scenario() -> dict[str, Any]:
+            waiting = asyncio.ensure_future(first_message())
+            await asyncio.sleep(7.0)
+            os.kill(owner.proc.pid, signal.SIGCONT)  # type: ignore[union-attr]
+            return await waiting
+
+        message = asyncio.run(scenario())
+    finally:
+        os.kill(owner.proc.pid, signal.SIGCONT)
+    assert message["type"] == "view", message
+    assert message["view"]["you"] == 0
