@@ -19,7 +19,7 @@ import json
 import logging
 import random
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from minodice.server.app import create_app
 from minodice.server.lobby import ApiError, Lobby
 from minodice.server.protocol import Act, Chat
 from minodice.server.room import Room, Settings
-from minodice.server.store import Store, StoreError, Write
+from minodice.server.store import Save, Store, StoreError, Write
 
 from .test_hidden import InProcessPool
 
@@ -55,6 +55,21 @@ class Conn:
         return [m for m in self.sent if m["type"] == "error"]
 
 
+class DiskFull(Save):
+    """A last statement of a transaction that the database refuses, as with a full disk,
+    on either path of a write (the store's thread, or the event loop's own commit)."""
+
+    def __init__(self) -> None:
+        super().__init__("-", [], 0, {"seq": 0}, 0)
+
+    def __call__(self, conn: Any) -> None:
+        raise OperationalError("INSERT", {}, sqlite3.OperationalError(
+            "database or disk is full"))
+
+    def here(self, cursor: sqlite3.Cursor) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+
 class FlakyStore(Store):
     """A real store whose writes fail while ``failing`` is set, as with a full disk: the
     transaction starts, then the database refuses it, and nothing of it stays."""
@@ -62,12 +77,10 @@ class FlakyStore(Store):
     failing = False
 
     def _commit_all(self, jobs: list[Write]) -> None:
-        if self.failing:
-            def full(conn: Any) -> None:
-                raise OperationalError("INSERT", {}, sqlite3.OperationalError(
-                    "database or disk is full"))
-            jobs = [*jobs, full]
-        super()._commit_all(jobs)
+        super()._commit_all([*jobs, DiskFull()] if self.failing else jobs)
+
+    def _commit_here(self, jobs: Sequence[Write]) -> None:
+        super()._commit_here([*jobs, DiskFull()] if self.failing else jobs)
 
 
 @contextmanager

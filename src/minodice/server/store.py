@@ -16,6 +16,22 @@ migrations; its connections are checked before use (``pool_pre_ping``), so that 
 restarted under a running server costs the writes made while it was down (refused, never
 acknowledged), and nothing after.
 
+Where the writes run: a database server (PostgreSQL), a durable SQLite or a batch that
+needs SQLAlchemy go to the store's own thread, so that a slow network, a lock held by
+another process or an ``fsync`` never stalls the event loop. The common write of a file
+SQLite — a move or a change of who is connected: one fenced ``UPDATE`` and its events — is
+committed on the event loop itself, through the ``sqlite3`` module alone, when the write
+lock is free at once: in WAL mode with ``synchronous=NORMAL`` a commit is a ``write()``
+into the operating system's cache, tens of microseconds, no ``fsync``. On the thread the
+same commit cost the event loop far more: at 1,000 tables the thread's Python (SQLAlchemy)
+and the loop's took the GIL from each other at every ``sqlite3`` call, each waiting up to
+the interpreter's 5 ms switch interval for it — a convoy in which the loop stalled and the
+moves waited seconds at 75% of one core. What a loop commit never does: wait for a lock
+(its connection's ``busy_timeout`` is 0; a batch that finds the lock taken goes to the
+thread, which waits as before) or checkpoint the WAL (its connection's automatic
+checkpoints are off; the thread runs a ``PASSIVE`` checkpoint, which never blocks a
+writer, after every :data:`CHECKPOINT_EVERY` loop commits and when the store closes).
+
 Fencing: every write of a table's event log carries the writer's lease ``epoch`` and the
 next ``seq``, and the store applies it only if the table's stored ``seq`` is the one before
 and its stored ``epoch`` is not newer — checked and written in one transaction, by one
@@ -28,8 +44,10 @@ A writer that lost its table to another process, or that missed a write, is refu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -181,6 +199,61 @@ _ADVANCE = (update(tables).where(_FENCED)
 
 Write = Callable[[Connection], None]
 
+#: Loop commits (see the module docstring) between two checkpoints of the WAL on the
+#: store's thread: SQLite's own automatic checkpoint is every 1,000 pages, and a loop
+#: commit writes two to four.
+CHECKPOINT_EVERY = 250
+
+
+@dataclass(frozen=True)
+class Save:
+    """One fenced save of a table, as a job of either kind: called with a SQLAlchemy
+    connection (:data:`Write`, on the store's thread), or :meth:`here` with a ``sqlite3``
+    cursor (on the event loop) when it is a move or a change of who is connected (no
+    field but ``status``)."""
+
+    table_id: str
+    events_json: list[str]
+    first: int
+    fields: dict[str, Any]
+    epoch: int
+
+    def __call__(self, conn: Connection) -> None:
+        _save(conn, self.table_id, self.events_json, self.first, self.fields, self.epoch)
+
+    @property
+    def plain(self) -> bool:
+        """Whether :meth:`here` can write it (it has a seq, and no field but status)."""
+        return "seq" in self.fields and self.fields.keys() <= {"seq", "status"}
+
+    def here(self, cursor: sqlite3.Cursor) -> None:
+        """The same statements as :func:`_save` through ``sqlite3`` directly."""
+        seq = int(self.fields["seq"])
+        status = self.fields.get("status")
+        sets = "seq=?, epoch=?" + (", events=?" if self.events_json else "") + (
+            ", status=?" if status is not None else "")
+        values: list[Any] = [seq, self.epoch]
+        if self.events_json:
+            values.append(self.first + len(self.events_json))
+        if status is not None:
+            values.append(status)
+        cursor.execute(f"UPDATE tables SET {sets} WHERE id=? AND seq=? AND epoch<=?",
+                       (*values, self.table_id, seq - 1, self.epoch))
+        if cursor.rowcount != 1:
+            stored = cursor.execute("SELECT seq, epoch FROM tables WHERE id=?",
+                                    (self.table_id,)).fetchone()
+            raise FencingError(self.table_id, seq, self.epoch,
+                               None if stored is None else stored[0],
+                               None if stored is None else stored[1])
+        if self.events_json:
+            cursor.executemany("INSERT INTO events (table_id, n, data) VALUES (?, ?, ?)",
+                               [(self.table_id, self.first + i, data)
+                                for i, data in enumerate(self.events_json)])
+
+
+class _LockedError(Exception):
+    """A loop commit found SQLite's write lock taken: the batch goes to the thread."""
+
 
 class Store:
     """The tables and their event logs.
@@ -239,6 +312,15 @@ class Store:
                     conn.execute(text("SELECT pg_advisory_xact_lock(5410719)"))
                 migrations.upgrade(conn)
         self._writer: Connection | None = None
+        # The loop's own connection to a file SQLite (see the module docstring), opened at
+        # its first commit; None where commits stay on the thread.
+        self._here_path: str | None = None
+        if (sqlite and not memory and not durable
+                and (database := self.engine.url.database) not in (None, "", ":memory:")):
+            self._here_path = database
+        self._here: sqlite3.Connection | None = None
+        self._here_commits = 0
+        self._checkpointing = False
         # The columns of ``tables`` that reads select: all of them once upgraded.
         self._columns: list[Column[Any]] | None = list(tables.c) if upgrade else None
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="minodice-store")
@@ -260,8 +342,19 @@ class Store:
 
         Raises :class:`StoreError` if it was not (then nothing of it was written). The
         caller's cancellation does not cancel the write: whoever waits must learn its fate.
+        A plain save when no other write is under way is committed at once on the loop
+        (see the module docstring), without a queue, a task or a future.
         """
         loop = asyncio.get_running_loop()
+        if (self._here_path is not None and not self._draining and isinstance(job, Save)
+                and job.plain):
+            try:
+                self._commit_here([job])
+            except _LockedError:
+                pass  # another process writes: queued for the thread, which waits for it
+            else:
+                self._committed_here(loop)
+                return
         done: asyncio.Future[None] = loop.create_future()
         self._queue.append((job, done))
         if not self._draining:
@@ -276,14 +369,13 @@ class Store:
                 batch, self._queue = self._queue, []
                 jobs = [job for job, _ in batch]
                 try:
-                    await loop.run_in_executor(self._thread, self._commit_all, jobs)
+                    await self._commit(loop, jobs)
                 except StoreError as exc:
                     if len(batch) > 1 and not exc.shared:
                         # One bad write must not sink the others: each alone once more.
                         for job, done in batch:
                             try:
-                                await loop.run_in_executor(self._thread, self._commit_all,
-                                                           [job])
+                                await self._commit(loop, [job])
                             except StoreError as single:
                                 _settle(done, single)
                             else:
@@ -296,6 +388,88 @@ class Store:
                         _settle(done, None)
         finally:
             self._draining = False
+
+    async def _commit(self, loop: asyncio.AbstractEventLoop, jobs: list[Write]) -> None:
+        """Every job in one transaction, or none of them: here on the loop if they are all
+        plain saves and the lock is free (see the module docstring), else on the thread."""
+        if self._here_path is not None and all(
+                isinstance(job, Save) and job.plain for job in jobs):
+            try:
+                self._commit_here(jobs)
+            except _LockedError:
+                pass  # another process writes: wait for it on the thread
+            else:
+                self._committed_here(loop)
+                return
+        await loop.run_in_executor(self._thread, self._commit_all, jobs)
+
+    def _committed_here(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Count a loop commit; every CHECKPOINT_EVERY, a checkpoint on the thread."""
+        self._here_commits += 1
+        if self._here_commits >= CHECKPOINT_EVERY and not self._checkpointing:
+            self._here_commits = 0
+            self._checkpointing = True
+            loop.run_in_executor(self._thread, self._checkpoint)
+
+    def _commit_here(self, jobs: Sequence[Write]) -> None:
+        """On the event loop: plain saves (:meth:`Save.here`) in one transaction, or none
+        of them; :class:`_LockedError` at once if another connection holds the write lock."""
+        conn = self._here
+        if conn is None:
+            assert self._here_path is not None
+            try:
+                conn = sqlite3.connect(self._here_path, isolation_level=None,
+                                       check_same_thread=False)
+                # Never wait for a lock here, never checkpoint here (the thread does both).
+                conn.execute("PRAGMA busy_timeout=0")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA wal_autocheckpoint=0")
+            except sqlite3.Error as exc:
+                raise StoreError(_why(exc), True) from exc
+            self._here = conn
+        cursor = conn.cursor()
+        try:
+            cursor.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise _LockedError from exc
+            raise StoreError(_why(exc), True) from exc
+        except sqlite3.Error as exc:
+            raise StoreError(_why(exc), True) from exc
+        try:
+            for job in jobs:
+                assert isinstance(job, Save)
+                job.here(cursor)
+            cursor.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                cursor.execute("ROLLBACK")
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, sqlite3.IntegrityError):
+                raise StoreError(_why(exc), False) from exc  # one write's own
+            if isinstance(exc, sqlite3.Error | OSError):
+                raise StoreError(_why(exc), True) from exc
+            raise
+        finally:
+            cursor.close()
+
+    def _checkpoint(self) -> None:
+        """On the store's thread: copy the WAL's committed pages into the database file
+        (``PASSIVE``: as far as readers allow, never waiting for or blocking a writer)."""
+        try:
+            if self._writer is None:
+                self._writer = self.engine.connect()
+            self._writer.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+            self._writer.commit()
+        except SQLAlchemyError as exc:
+            log.warning("a checkpoint of the WAL failed (the next one tries again): %s",
+                        _why(exc))
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+        finally:
+            self._checkpointing = False
 
     def _commit_all(self, jobs: list[Write]) -> None:
         """On the store's thread: every job in one transaction, or none of them."""
@@ -317,9 +491,7 @@ class Store:
                          first: int = 0, *, epoch: int = SINGLE_PROCESS_EPOCH,
                          **fields: Any) -> None:
         """:meth:`save` on the store's thread (see :meth:`write`)."""
-        events_json = _events_json(new_events)
-        await self.write(lambda conn: _save(conn, table_id, events_json, first, fields,
-                                            epoch))
+        await self.write(Save(table_id, _events_json(new_events), first, fields, epoch))
 
     # -- for tools and tests that own the store --------------------------------------------
 
@@ -517,7 +689,13 @@ class Store:
             return
         self._closed = True
 
+        if self._here is not None:
+            self._here.close()
+            self._here = None
+
         def _close() -> None:
+            if self._here_path is not None:
+                self._checkpoint()
             if self._writer is not None:
                 self._writer.close()
                 self._writer = None

@@ -1,0 +1,162 @@
+"""The event loop's own commits of a file SQLite (server/store.py's module docstring): a
+move is written without the store's thread, writes exactly what the thread's SQLAlchemy
+path writes (the fence included), and reaches the database file through the thread's
+checkpoints; anything else, or a lock another process holds, still goes to the thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from minodice.server import store as store_module
+from minodice.server.rows import Seat
+from minodice.server.store import FencingError, Store, StoreError, Write
+
+from .test_store import bid, new_row
+from .test_write_faults import write_lock
+
+
+class CountingStore(Store):
+    """A real store that counts the transactions run on its thread."""
+
+    on_thread = 0
+
+    def _commit_all(self, jobs: list[Write]) -> None:
+        self.on_thread += 1
+        super()._commit_all(jobs)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[CountingStore]:
+    opened = CountingStore.sqlite(tmp_path / "tables.sqlite3")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def test_moves_are_committed_without_the_thread_and_other_writes_with_it(
+        store: CountingStore) -> None:
+    row = new_row(store)
+
+    async def go() -> None:
+        await store.save_async(row.id, [bid(0)], 0, seq=2)
+        await store.save_async(row.id, [bid(1), bid(2)], 1, seq=3, status="finished")
+        await store.save_async(row.id, [], 3, seq=4)  # a change of who is connected
+        assert store.on_thread == 0
+        await store.save_async(row.id, [], 3, seq=5, seats=[Seat(name="Ann")] * 3)
+        assert store.on_thread == 1
+
+    asyncio.run(go())
+    loaded = store.load(row.id)
+    assert loaded is not None
+    assert (loaded.seq, loaded.events, loaded.status) == (5, 3, "finished")
+    assert loaded.log == [bid(0), bid(1), bid(2)]
+    assert [seat.name for seat in loaded.seats] == ["Ann"] * 3
+
+
+def test_a_lock_held_elsewhere_sends_the_move_to_the_thread_which_waits(
+        tmp_path: Path) -> None:
+    db = tmp_path / "tables.sqlite3"
+    store = CountingStore.sqlite(db, busy_timeout=2.0)
+    try:
+        row = new_row(store)
+
+        async def go() -> None:
+            with write_lock(db):
+                saving = asyncio.ensure_future(store.save_async(row.id, [bid(0)], 0, seq=2))
+                await asyncio.sleep(0.05)
+                assert not saving.done()
+            await saving
+
+        asyncio.run(go())
+        assert store.on_thread == 1
+        assert store.load(row.id).log == [bid(0)]  # type: ignore[union-attr]
+    finally:
+        store.close()
+
+
+def test_the_loops_commits_reach_the_database_file_by_checkpoints(
+        store: CountingStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loop's connection never checkpoints; the thread does, every CHECKPOINT_EVERY
+    commits, so the WAL does not grow for ever and the file itself holds the moves."""
+    monkeypatch.setattr(store_module, "CHECKPOINT_EVERY", 4)
+    row = new_row(store)
+
+    async def go() -> None:
+        for n in range(4):
+            await store.save_async(row.id, [bid(n)], n, seq=2 + n)
+
+    asyncio.run(go())
+    store._thread.submit(lambda: None).result()  # the checkpoint queued on the thread ran
+    alone = tmp_path / "copy.sqlite3"
+    shutil.copyfile(tmp_path / "tables.sqlite3", alone)  # the file without its WAL
+    with sqlite3.connect(alone) as conn:
+        assert conn.execute("SELECT count(*) FROM events").fetchone() == (4,)
+        assert conn.execute("SELECT seq FROM tables WHERE id=?", (row.id,)).fetchone() == (5,)
+
+
+# A save: (events, seq offset from the next, epoch, status or None).
+saves = st.lists(st.tuples(st.integers(0, 2), st.sampled_from([0, 0, 0, -1, 1]),
+                           st.sampled_from([1, 1, 2, 3]),
+                           st.sampled_from([None, None, "finished"])),
+                 min_size=1, max_size=12)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(saves)
+def test_the_loops_commit_writes_what_the_threads_writes(
+        plan: list[tuple[int, int, int, str | None]]) -> None:
+    """The same saves, queued together (group commits, fenced ones among them), give the
+    same results and the same rows whether the loop or the thread commits them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        loop_store = Store.sqlite(Path(tmp) / "loop.sqlite3")
+        thread_store = Store.sqlite(Path(tmp) / "thread.sqlite3")
+        thread_store._here_path = None  # as for a durable SQLite: every commit on the thread
+        try:
+            outcomes = [_play(s, plan) for s in (loop_store, thread_store)]
+            assert outcomes[0] == outcomes[1]
+        finally:
+            loop_store.close()
+            thread_store.close()
+
+
+def _play(store: Store, plan: list[tuple[int, int, int, str | None]]
+          ) -> tuple[list[str], Any, list[Any]]:
+    row = new_row(store)
+    row_id = row.id
+
+    async def go() -> list[str]:
+        seq, events, results = 1, 0, []
+        tasks = []
+        for n, offset, epoch, status in plan:
+            fields: dict[str, Any] = {"seq": seq + 1 + offset}
+            if status is not None:
+                fields["status"] = status
+            logged = [bid(events + i) for i in range(n)]
+            tasks.append(store.save_async(row_id, logged, events, epoch=epoch, **fields))
+            if offset == 0:  # the writer believes it wrote: the next one follows it
+                seq, events = seq + 1, events + n
+        for outcome in await asyncio.gather(*tasks, return_exceptions=True):
+            if isinstance(outcome, FencingError):
+                results.append(f"fenced {outcome.stored_seq} {outcome.stored_epoch}")
+            else:
+                assert not isinstance(outcome, StoreError | BaseException), outcome
+                results.append("ok")
+        return results
+
+    results = asyncio.run(go())
+    stored = store.row(row_id)
+    assert stored is not None
+    return (results, (stored.seq, stored.events, stored.epoch, stored.status),
+            store.event_texts(row_id))
