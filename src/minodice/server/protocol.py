@@ -23,6 +23,7 @@ is re-exported here for old callers.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -133,6 +134,13 @@ def history_message(v: SeatView) -> list[PastRoundDict]:
     } for past in v.history]
 
 
+@functools.lru_cache(maxsize=64)
+def _name_widths(ds: DiceSet) -> tuple[int, ...]:
+    """The lengths of the dice set's kinds' names, longest first (a dice set is loaded
+    once and never changes: every view of every table asks for the same few)."""
+    return tuple(sorted((len(kind.name) for kind in ds.kinds), reverse=True))
+
+
 def _pad(ds: DiceSet, hand: list[str], legal: list[str], playing: bool) -> str:
     """Spaces that make a seat's view as long whatever dice it holds.
 
@@ -143,7 +151,7 @@ def _pad(ds: DiceSet, hand: list[str], legal: list[str], playing: bool) -> str:
     dice — a width that only the hand's size (public: ``hand_sizes``) and the phase decide.
     (During bidding ``legal`` is the bids 0..r, public too, so only in play is it counted.)
     """
-    widths = sorted((len(kind.name) for kind in ds.kinds), reverse=True)
+    widths = _name_widths(ds)
     k = len(hand)
     width = 2 + k * (widths[0] + 2) + max(k - 1, 0)       # ["name","name"]
     used = len(dumps(hand))
