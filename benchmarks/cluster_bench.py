@@ -35,10 +35,13 @@ this machine is shared and noisy. The load average is printed with each measure.
 
 The load processes stand for clients on other machines, so they run at a lower CPU
 priority than the servers and the prober (``--load-nice``, 10 by default: the servers go
-first for this machine's cores, and the report says so) and read views with orjson rather
-than the wire models; their own event-loop lag is printed beside their latencies.
-``--py-spy DIR`` samples the servers over each window (py-spy installed apart) and prints
-where their time went.
+first for this machine's cores, and the report says so; they stay in this script's
+session, where that counts: ``benchmarks/server.py``'s ``load_session``) and read views
+with orjson rather than the wire models; their own event-loop lag is printed beside their
+latencies. How long each server's event-loop thread ran on a core over the window, and
+how long it waited runnable for one (``/proc/PID/task/PID/schedstat``: the machine's other
+processes taking the cores), is printed beside its memory. ``--py-spy DIR`` samples the
+servers over each window (py-spy installed apart) and prints where their time went.
 
 Run: ``python benchmarks/cluster_bench.py [--quick] [--tables 1000] [--processes 1,2,3]
 [--duration 30] [--warmup 10] [--out FILE]`` — at the priority the servers should have
@@ -190,6 +193,16 @@ def share_within(limit: float, buckets: dict[float, float]) -> float:
 # == services and processes ==================================================================
 
 
+def schedstat(pid: int) -> tuple[float, float]:
+    """Seconds the main thread of ``pid`` ran on a core, and waited runnable for one (the
+    kernel's ``/proc/PID/task/PID/schedstat``); zeros if it is gone."""
+    try:
+        run, wait, _slices = Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    return int(run) / 1e9, int(wait) / 1e9
+
+
 def tree_cpu(pid: int) -> float:
     """CPU seconds of a process and every process below it."""
     return sum(bench.cpu_ticks(p) for p in (pid, *bench.children(pid)))
@@ -273,6 +286,10 @@ class Figures:
     others_cpu: float                # % of one core used by processes not ours
     connections: int
     servers_rss: float = float("nan")  # MB, all server processes at the window's end
+    # The servers' event-loop threads over the window, in % of it (summed over processes):
+    # on a core, and runnable but waiting for one (the machine's other processes' doing).
+    loop_on_core: float = float("nan")
+    loop_waiting: float = float("nan")
     takeover: float | None = None    # s, kill → first view from the new owner
     takeover_note: str = ""
     setup_s: float = float("nan")    # s, the slowest load process's setup
@@ -411,8 +428,12 @@ class Cluster:
         before = [scrape(p) for p in ports]
         profilers = self.profile(duration)
         cpu0 = self.cpu()
+        sched0 = [schedstat(s.pid) for s in self.servers if s.process is not None]
         probe = probe_servers(ports, duration)
         cpu1 = self.cpu()
+        sched1 = [schedstat(s.pid) for s in self.servers if s.process is not None]
+        on_core = sum(b[0] - a[0] for a, b in zip(sched0, sched1, strict=False))
+        waiting = sum(b[1] - a[1] for a, b in zip(sched0, sched1, strict=False))
         for profiler in profilers:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 profiler.wait(30)
@@ -442,7 +463,8 @@ class Cluster:
             load_lag_p99=[float(r["lag_p99"]) for r in results], errors=errors,
             load_average=load_average, others_cpu=machine - ours / duration * 100,
             connections=sum(int(r["connections"]) for r in results), servers_rss=rss,
-            setup_s=self.setup_s, setup=self.setup, setup_errors=self.setup_errors)
+            setup_s=self.setup_s, setup=self.setup, setup_errors=self.setup_errors,
+            loop_on_core=on_core / duration * 100, loop_waiting=waiting / duration * 100)
 
     def profile(self, duration: float) -> list[subprocess.Popen[bytes]]:
         """With ``--py-spy DIR``: each server sampled by py-spy over the window, without
@@ -648,6 +670,8 @@ def print_figures(figures: list[Figures], ref: Figures) -> None:
               f"{fmt(m.gc_full.get(math.inf, 0.0), 0):>9}{longest(m.gc_full):>9}")
     for f in [ref, *figures]:
         notes = [f"{f.connections} connections", f"servers' RSS {fmt(f.servers_rss, 0)} MB",
+                 f"event loop on a core {fmt(f.loop_on_core, 0)}% of the window, waiting "
+                 f"for one {fmt(f.loop_waiting, 0)}%",
                  f"errors: {bench.errors_text(f.errors)}",
                  f"set up in {fmt(f.setup_s, 0)} s (retried or reconnected: "
                  f"{bench.errors_text(f.setup_errors)}; tables that changed hands: "
@@ -763,6 +787,8 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"--bot-workers {args.bot_workers}, at nice {os.nice(0)} as the prober; "
               f"clients: {args.load_procs} load processes at nice "
               f"{os.nice(0) + args.load_nice}"
+              + (" in this process's session (the scheduler's autogroup of the prober, "
+                 "where their nice value counts)" if args.load_nice and autogroups() else "")
               + (" (they stand for clients on other machines: the servers go first for the "
                  "CPU; their own lag is printed)" if args.load_nice else "")
               + f", think {args.think:g} s, games spread over their stages, views read with "
@@ -799,6 +825,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             for found in sorted(args.py_spy.glob("*.txt")):
                 for line in profile_summary(found):
                     print(line)
+
+
+def autogroups() -> bool:
+    """Whether the scheduler groups processes by session (``benchmarks/server.py``'s
+    load_session says why the load processes stay in this one)."""
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return False
 
 
 def pg_version(pg: Postgres) -> str:
