@@ -313,9 +313,10 @@ class Store:
                 migrations.upgrade(conn)
         self._writer: Connection | None = None
         # The loop's own connection to a file SQLite (see the module docstring), opened at
-        # its first commit; None where commits stay on the thread.
+        # its first commit; None where commits stay on the thread (a URL with options, a
+        # URI filename say, is opened as SQLAlchemy opens it: on the thread).
         self._here_path: str | None = None
-        if (sqlite and not memory and not durable
+        if (sqlite and not memory and not durable and not self.engine.url.query
                 and (database := self.engine.url.database) not in (None, "", ":memory:")):
             self._here_path = database
         self._here: sqlite3.Connection | None = None
@@ -335,15 +336,16 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         return cls(f"sqlite:///{path}", durable, busy_timeout, upgrade)
 
-    # -- the server's writes: off the event loop, all or nothing ----------------------------
+    # -- the server's writes: all or nothing, never waiting on the event loop ---------------
 
     async def write(self, job: Write) -> None:
-        """Run ``job`` in a transaction on the store's thread; returns once it is committed.
+        """Run ``job`` in a transaction; returns once it is committed.
 
         Raises :class:`StoreError` if it was not (then nothing of it was written). The
         caller's cancellation does not cancel the write: whoever waits must learn its fate.
-        A plain save when no other write is under way is committed at once on the loop
-        (see the module docstring), without a queue, a task or a future.
+        Jobs run on the store's thread, except a plain save when no other write is under
+        way: committed at once on the loop if the lock is free (see the module docstring),
+        without a queue, a task or a future.
         """
         loop = asyncio.get_running_loop()
         if (self._here_path is not None and not self._draining and isinstance(job, Save)
@@ -416,6 +418,8 @@ class Store:
         of them; :class:`_LockedError` at once if another connection holds the write lock."""
         conn = self._here
         if conn is None:
+            if self._closed:
+                raise StoreError("the store is closed", True)
             assert self._here_path is not None
             try:
                 conn = sqlite3.connect(self._here_path, isolation_level=None,
@@ -443,7 +447,12 @@ class Store:
             cursor.execute("COMMIT")
         except BaseException as exc:
             with contextlib.suppress(sqlite3.Error):
-                cursor.execute("ROLLBACK")
+                if conn.in_transaction:
+                    cursor.execute("ROLLBACK")
+            if conn.in_transaction:  # not rolled back: closing the connection does it
+                self._here = None
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
             if isinstance(exc, StoreError):
                 raise
             if isinstance(exc, sqlite3.IntegrityError):
