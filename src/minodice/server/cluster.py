@@ -748,7 +748,6 @@ class Cluster:
         return True
 
 
-
 def _client(url: str, connections: int) -> Redis:
     """A Redis client of at most ``connections`` connections; a command that finds none
     free waits for one (up to ``REQUEST_TIMEOUT``), then fails as Redis away would."""

@@ -348,15 +348,8 @@ class Store:
         without a queue, a task or a future.
         """
         loop = asyncio.get_running_loop()
-        if (self._here_path is not None and not self._draining and isinstance(job, Save)
-                and job.plain):
-            try:
-                self._commit_here([job])
-            except _LockedError:
-                pass  # another process writes: queued for the thread, which waits for it
-            else:
-                self._committed_here(loop)
-                return
+        if not self._draining and self._committed_on_loop(loop, [job]):
+            return  # else queued for the thread (which waits for a lock held elsewhere)
         done: asyncio.Future[None] = loop.create_future()
         self._queue.append((job, done))
         if not self._draining:
@@ -394,16 +387,23 @@ class Store:
     async def _commit(self, loop: asyncio.AbstractEventLoop, jobs: list[Write]) -> None:
         """Every job in one transaction, or none of them: here on the loop if they are all
         plain saves and the lock is free (see the module docstring), else on the thread."""
-        if self._here_path is not None and all(
+        if not self._committed_on_loop(loop, jobs):
+            await loop.run_in_executor(self._thread, self._commit_all, jobs)
+
+    def _committed_on_loop(self, loop: asyncio.AbstractEventLoop, jobs: Sequence[Write]
+                           ) -> bool:
+        """Commit ``jobs`` here on the loop if they are all plain saves and the write lock
+        is free (see the module docstring); whether it was done (``False``: they are the
+        thread's; :class:`StoreError` if the commit failed)."""
+        if self._here_path is None or not all(
                 isinstance(job, Save) and job.plain for job in jobs):
-            try:
-                self._commit_here(jobs)
-            except _LockedError:
-                pass  # another process writes: wait for it on the thread
-            else:
-                self._committed_here(loop)
-                return
-        await loop.run_in_executor(self._thread, self._commit_all, jobs)
+            return False
+        try:
+            self._commit_here(jobs)
+        except _LockedError:
+            return False  # another process writes: the thread waits for it
+        self._committed_here(loop)
+        return True
 
     def _committed_here(self, loop: asyncio.AbstractEventLoop) -> None:
         """Count a loop commit; every CHECKPOINT_EVERY, a checkpoint on the thread."""
