@@ -103,12 +103,14 @@ class Scrape:
     gc_full: Buckets = field(default_factory=dict)
     actions: float = 0.0
     moved: float = 0.0  # tables let go (a lease lost, a write fenced): they changed hands
+    gc_seconds: float = 0.0  # the collections' pauses added up, all generations
 
     def _with(self, other: Scrape, sign: float) -> Scrape:
         return Scrape(_combine(self.buckets, other.buckets, sign),
                       _combine(self.lag, other.lag, sign), _combine(self.gc, other.gc, sign),
                       _combine(self.gc_full, other.gc_full, sign),
-                      self.actions + sign * other.actions, self.moved + sign * other.moved)
+                      self.actions + sign * other.actions, self.moved + sign * other.moved,
+                      self.gc_seconds + sign * other.gc_seconds)
 
     def __sub__(self, other: Scrape) -> Scrape:
         return self._with(other, -1.0)
@@ -134,6 +136,8 @@ def scrape(port: int) -> Scrape:
                 found.actions = sample.value
             elif sample.name == "minodice_leases_lost_total":
                 found.moved = sample.value
+            elif sample.name == "minodice_gc_pause_seconds_sum":
+                found.gc_seconds += sample.value
             if not sample.name.endswith("_bucket"):
                 continue
             le = float(sample.labels["le"])
@@ -658,16 +662,18 @@ def print_figures(figures: list[Figures], ref: Figures) -> None:
               f"{fmt(per(f.redis_cpu), 2):>7} {lags:>13} {average:>16}{fmt(f.others_cpu, 0):>8}"
               f"{fmt(f.takeover, 2) if f.takeover is not None else '-':>11}")
     print("stalls of the servers' event loops, in ms (/metrics: the loop-lag probe, woken "
-          "every 50 ms, and every garbage collection timed; 'longest' = its bucket)")
+          "every 50 ms, and every garbage collection timed; 'longest' = its bucket; GC % = "
+          "the collections' pauses added up, in % of the window)")
     print(f"{'configuration':<22}{'lag p50':>8}{'p99':>8}{'longest':>9}{'GCs/s':>7}"
-          f"{'GC p99':>8}{'longest':>9}{'full GCs':>9}{'longest':>9}")
+          f"{'GC p99':>8}{'longest':>9}{'full GCs':>9}{'longest':>9}{'GC %':>6}")
     for f in figures:
         m = f.server
         print(f"{f.config.name:<22}{fmt(histogram_quantile(0.5, m.lag) * 1000, 1):>8}"
               f"{fmt(histogram_quantile(0.99, m.lag) * 1000, 1):>8}{longest(m.lag):>9}"
               f"{fmt(m.gc.get(math.inf, 0.0) / f.duration, 1):>7}"
               f"{fmt(histogram_quantile(0.99, m.gc) * 1000, 1):>8}{longest(m.gc):>9}"
-              f"{fmt(m.gc_full.get(math.inf, 0.0), 0):>9}{longest(m.gc_full):>9}")
+              f"{fmt(m.gc_full.get(math.inf, 0.0), 0):>9}{longest(m.gc_full):>9}"
+              f"{fmt(m.gc_seconds / f.duration * 100, 1):>6}")
     for f in [ref, *figures]:
         notes = [f"{f.connections} connections", f"servers' RSS {fmt(f.servers_rss, 0)} MB",
                  f"event loop on a core {fmt(f.loop_on_core, 0)}% of the window, waiting "

@@ -11,6 +11,7 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,16 +46,21 @@ def store(tmp_path: Path) -> Iterator[CountingStore]:
         opened.close()
 
 
-def test_moves_are_committed_without_the_thread_and_other_writes_with_it(
+def test_a_tables_writes_are_committed_without_the_thread_and_others_with_it(
         store: CountingStore) -> None:
-    row = new_row(store)
+    """A new table, its moves and its seats are committed on the loop (the thread, busy
+    with one of them, would hold every later move back: the module docstring); an
+    analysis still goes to the thread."""
+    row = replace(new_row(store), id="t-loop-made")
 
     async def go() -> None:
+        await store.create_async(row)
         await store.save_async(row.id, [bid(0)], 0, seq=2)
         await store.save_async(row.id, [bid(1), bid(2)], 1, seq=3, status="finished")
         await store.save_async(row.id, [], 3, seq=4)  # a change of who is connected
-        assert store.on_thread == 0
         await store.save_async(row.id, [], 3, seq=5, seats=[Seat(name="Ann")] * 3)
+        assert store.on_thread == 0
+        await store.save_analysis_async(row.id, 7, None, {"players": []})
         assert store.on_thread == 1
 
     asyncio.run(go())
@@ -63,6 +69,25 @@ def test_moves_are_committed_without_the_thread_and_other_writes_with_it(
     assert (loaded.seq, loaded.events, loaded.status) == (5, 3, "finished")
     assert loaded.log == [bid(0), bid(1), bid(2)]
     assert [seat.name for seat in loaded.seats] == ["Ann"] * 3
+    assert loaded.settings == row.settings and loaded.server_seed == row.server_seed
+    assert store.analysis(row.id, 7, None) == {"players": []}
+
+
+def test_a_loop_transaction_that_fails_writes_none_of_its_jobs(store: CountingStore) -> None:
+    """A batch mixing a plain save (sqlite3) and a SQLAlchemy job is one transaction: the
+    second failing (a table's id taken) undoes the first, says whose fault it is, and the
+    loop's connection commits the next batch."""
+    row = new_row(store)
+
+    with pytest.raises(StoreError) as failed:
+        store._commit_here([store_module.Save(row.id, ['{"n": 0}'], 0, {"seq": 2}, 1),
+                            store_module.Create(row)])
+    assert not failed.value.shared  # one write's own (an integrity error)
+    kept = store.load(row.id)
+    assert kept is not None and (kept.seq, kept.log) == (1, [])
+    store._commit_here([store_module.Save(row.id, [], 0, {"seq": 2, "seats": kept.seats}, 1)])
+    assert store.load(row.id).seq == 2  # type: ignore[union-attr]
+    assert store.on_thread == 0
 
 
 def test_a_lock_held_elsewhere_sends_the_move_to_the_thread_which_waits(

@@ -16,19 +16,24 @@ migrations; its connections are checked before use (``pool_pre_ping``), so that 
 restarted under a running server costs the writes made while it was down (refused, never
 acknowledged), and nothing after.
 
-Where the writes run: a database server (PostgreSQL), a durable SQLite or a batch that
-needs SQLAlchemy go to the store's own thread, so that a slow network, a lock held by
-another process or an ``fsync`` never stalls the event loop. The common write of a file
-SQLite — a move or a change of who is connected: one fenced ``UPDATE`` and its events — is
-committed on the event loop itself, through the ``sqlite3`` module alone, when the write
-lock is free at once: in WAL mode with ``synchronous=NORMAL`` a commit is a ``write()``
-into the operating system's cache, tens of microseconds, no ``fsync``. On the thread the
-same commit cost the event loop far more: at 1,000 tables the thread's Python (SQLAlchemy)
-and the loop's took the GIL from each other at every ``sqlite3`` call, each waiting up to
-the interpreter's 5 ms switch interval for it — a convoy in which the loop stalled and the
-moves waited seconds at 75% of one core. What a loop commit never does: wait for a lock
-(its connection's ``busy_timeout`` is 0; a batch that finds the lock taken goes to the
-thread, which waits as before) or checkpoint the WAL (its connection's automatic
+Where the writes run: a database server (PostgreSQL), a durable SQLite, or a write that
+finds a file SQLite's lock taken go to the store's own thread, so that a slow network, a
+lock held by another process or an ``fsync`` never stalls the event loop. The writes of a
+table's life on a file SQLite (:data:`LOOP_JOBS`: a new table, its moves, its seats) are
+committed on the event loop itself when the write lock is free at once: in WAL mode with
+``synchronous=NORMAL`` a commit is a ``write()`` into the operating system's cache, tens of
+microseconds, no ``fsync``. The common one — a move or a change of who is connected: one
+fenced ``UPDATE`` and its events — goes through the ``sqlite3`` module alone; the rarer ones
+(a new table, new seats) through SQLAlchemy on the same connection. On the thread the same
+commits cost the event loop far more: at 1,000 tables the thread's Python (SQLAlchemy) and
+the loop's took the GIL from each other at every ``sqlite3`` call, each waiting up to the
+interpreter's 5 ms switch interval for it — a convoy in which the loop stalled and the
+moves waited seconds at 75% of one core. And while the thread has a write under way every
+later one waits behind it (a table's writes keep their order), so when new tables and their
+seats went there, 15-20% of the moves followed them (counted at 400 tables), and the
+thread's SQLAlchemy took 12% of the server's samples at 1,000. What a loop commit never
+does: wait for a lock (its connection's ``busy_timeout`` is 0; a batch that finds the lock
+taken goes to the thread, which waits as before) or checkpoint the WAL (its connection's automatic
 checkpoints are off; the thread runs a ``PASSIVE`` checkpoint, which never blocks a
 writer, after every :data:`CHECKPOINT_EVERY` loop commits and when the store closes).
 
@@ -208,8 +213,8 @@ CHECKPOINT_EVERY = 250
 @dataclass(frozen=True)
 class Save:
     """One fenced save of a table, as a job of either kind: called with a SQLAlchemy
-    connection (:data:`Write`, on the store's thread), or :meth:`here` with a ``sqlite3``
-    cursor (on the event loop) when it is a move or a change of who is connected (no
+    connection (:data:`Write`), or :meth:`here` with a ``sqlite3`` cursor (on the event
+    loop, without SQLAlchemy's cost) when it is a move or a change of who is connected (no
     field but ``status``)."""
 
     table_id: str
@@ -249,6 +254,22 @@ class Save:
             cursor.executemany("INSERT INTO events (table_id, n, data) VALUES (?, ?, ?)",
                                [(self.table_id, self.first + i, data)
                                 for i, data in enumerate(self.events_json)])
+
+
+@dataclass(frozen=True)
+class Create:
+    """A new table's row, as a job (:data:`Write`)."""
+
+    row: TableRow
+
+    def __call__(self, conn: Connection) -> None:
+        _insert(conn, self.row)
+
+
+#: The jobs a file SQLite may commit on the event loop (see the module docstring): single
+#: statements of one table, quick and without effects outside the transaction. The rest
+#: (a new owner's claim, the start-up expiry over every table, an analysis) take the thread.
+LOOP_JOBS = (Save, Create)
 
 
 class _LockedError(Exception):
@@ -320,6 +341,7 @@ class Store:
                 and (database := self.engine.url.database) not in (None, "", ":memory:")):
             self._here_path = database
         self._here: sqlite3.Connection | None = None
+        self._here_engine: Engine | None = None
         self._here_commits = 0
         self._checkpointing = False
         # The columns of ``tables`` that reads select: all of them once upgraded.
@@ -392,11 +414,10 @@ class Store:
 
     def _committed_on_loop(self, loop: asyncio.AbstractEventLoop, jobs: Sequence[Write]
                            ) -> bool:
-        """Commit ``jobs`` here on the loop if they are all plain saves and the write lock
-        is free (see the module docstring); whether it was done (``False``: they are the
-        thread's; :class:`StoreError` if the commit failed)."""
-        if self._here_path is None or not all(
-                isinstance(job, Save) and job.plain for job in jobs):
+        """Commit ``jobs`` here on the loop if they are all :data:`LOOP_JOBS` and the write
+        lock is free (see the module docstring); whether it was done (``False``: they are
+        the thread's; :class:`StoreError` if the commit failed)."""
+        if self._here_path is None or not all(isinstance(job, LOOP_JOBS) for job in jobs):
             return False
         try:
             self._commit_here(jobs)
@@ -414,23 +435,12 @@ class Store:
             loop.run_in_executor(self._thread, self._checkpoint)
 
     def _commit_here(self, jobs: Sequence[Write]) -> None:
-        """On the event loop: plain saves (:meth:`Save.here`) in one transaction, or none
-        of them; :class:`_LockedError` at once if another connection holds the write lock."""
+        """On the event loop: the jobs in one transaction, or none of them — plain saves
+        through :meth:`Save.here`, the others through SQLAlchemy on the same connection;
+        :class:`_LockedError` at once if another connection holds the write lock."""
         conn = self._here
         if conn is None:
-            if self._closed:
-                raise StoreError("the store is closed", True)
-            assert self._here_path is not None
-            try:
-                conn = sqlite3.connect(self._here_path, isolation_level=None,
-                                       check_same_thread=False)
-                # Never wait for a lock here, never checkpoint here (the thread does both).
-                conn.execute("PRAGMA busy_timeout=0")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("PRAGMA wal_autocheckpoint=0")
-            except sqlite3.Error as exc:
-                raise StoreError(_why(exc), True) from exc
-            self._here = conn
+            conn = self._open_here()
         cursor = conn.cursor()
         try:
             cursor.execute("BEGIN IMMEDIATE")
@@ -440,28 +450,72 @@ class Store:
             raise StoreError(_why(exc), True) from exc
         except sqlite3.Error as exc:
             raise StoreError(_why(exc), True) from exc
+        through: Connection | None = None
         try:
             for job in jobs:
-                assert isinstance(job, Save)
-                job.here(cursor)
+                if isinstance(job, Save) and job.plain:
+                    job.here(cursor)
+                else:
+                    if through is None:
+                        assert self._here_engine is not None
+                        through = self._here_engine.connect()
+                    job(through)  # inside the transaction begun above
             cursor.execute("COMMIT")
         except BaseException as exc:
             with contextlib.suppress(sqlite3.Error):
                 if conn.in_transaction:
                     cursor.execute("ROLLBACK")
             if conn.in_transaction:  # not rolled back: closing the connection does it
-                self._here = None
-                with contextlib.suppress(sqlite3.Error):
-                    conn.close()
+                self._drop_here()
             if isinstance(exc, StoreError):
                 raise
-            if isinstance(exc, sqlite3.IntegrityError):
+            if isinstance(exc, sqlite3.IntegrityError | IntegrityError):
                 raise StoreError(_why(exc), False) from exc  # one write's own
-            if isinstance(exc, sqlite3.Error | OSError):
+            if isinstance(exc, sqlite3.Error | SQLAlchemyError | OSError):
                 raise StoreError(_why(exc), True) from exc
             raise
         finally:
             cursor.close()
+            if through is not None:
+                # Its own "transaction" (SQLAlchemy's autobegin) ends with a rollback of
+                # the DB-API connection, which does nothing after the COMMIT or ROLLBACK.
+                with contextlib.suppress(SQLAlchemyError):
+                    through.close()
+
+    def _open_here(self) -> sqlite3.Connection:
+        """The loop's connection (see the module docstring), and a SQLAlchemy engine over
+        that one connection for the jobs that are not plain saves."""
+        if self._closed:
+            raise StoreError("the store is closed", True)
+        assert self._here_path is not None
+        try:
+            conn = sqlite3.connect(self._here_path, isolation_level=None,
+                                   check_same_thread=False)
+            # Never wait for a lock here, never checkpoint here (the thread does both).
+            conn.execute("PRAGMA busy_timeout=0")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA wal_autocheckpoint=0")
+            # isolation_level=None: the driver begins nothing, so SQLAlchemy's statements
+            # run in the transaction _commit_here begins; no reset (a rollback) when a
+            # connection goes back to the pool, the transaction being ours.
+            engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool,
+                                   pool_reset_on_return=None)
+            engine.connect().close()  # the dialect's first look, outside any transaction
+        except (sqlite3.Error, SQLAlchemyError) as exc:
+            raise StoreError(_why(exc), True) from exc
+        self._here, self._here_engine = conn, engine
+        return conn
+
+    def _drop_here(self) -> None:
+        """Close the loop's connection (which rolls back what it had begun); the next
+        loop commit opens another."""
+        conn, engine = self._here, self._here_engine
+        self._here = self._here_engine = None
+        if engine is not None:
+            engine.dispose()
+        if conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
 
     def _checkpoint(self) -> None:
         """On the store's thread: copy the WAL's committed pages into the database file
@@ -494,7 +548,7 @@ class Store:
             raise StoreError(_why(exc), True) from exc
 
     async def create_async(self, row: TableRow) -> None:
-        await self.write(lambda conn: _insert(conn, row))
+        await self.write(Create(row))
 
     async def save_async(self, table_id: str, new_events: Sequence[dict[str, Any]] = (),
                          first: int = 0, *, epoch: int = SINGLE_PROCESS_EPOCH,
@@ -698,9 +752,7 @@ class Store:
             return
         self._closed = True
 
-        if self._here is not None:
-            self._here.close()
-            self._here = None
+        self._drop_here()
 
         def _close() -> None:
             if self._here_path is not None:
