@@ -103,14 +103,17 @@ class Scrape:
     gc_full: Buckets = field(default_factory=dict)
     actions: float = 0.0
     moved: float = 0.0  # tables let go (a lease lost, a write fenced): they changed hands
-    gc_seconds: float = 0.0  # the collections' pauses added up, all generations
+    # The collections' pauses added up, and their number, by generation (0, 1, 2).
+    gc_seconds: Buckets = field(default_factory=dict)
+    gc_count: Buckets = field(default_factory=dict)
 
     def _with(self, other: Scrape, sign: float) -> Scrape:
         return Scrape(_combine(self.buckets, other.buckets, sign),
                       _combine(self.lag, other.lag, sign), _combine(self.gc, other.gc, sign),
                       _combine(self.gc_full, other.gc_full, sign),
                       self.actions + sign * other.actions, self.moved + sign * other.moved,
-                      self.gc_seconds + sign * other.gc_seconds)
+                      _combine(self.gc_seconds, other.gc_seconds, sign),
+                      _combine(self.gc_count, other.gc_count, sign))
 
     def __sub__(self, other: Scrape) -> Scrape:
         return self._with(other, -1.0)
@@ -136,8 +139,11 @@ def scrape(port: int) -> Scrape:
                 found.actions = sample.value
             elif sample.name == "minodice_leases_lost_total":
                 found.moved = sample.value
-            elif sample.name == "minodice_gc_pause_seconds_sum":
-                found.gc_seconds += sample.value
+            elif sample.name in ("minodice_gc_pause_seconds_sum",
+                                 "minodice_gc_pause_seconds_count"):
+                generation = float(sample.labels.get("generation", "-1"))
+                kept = found.gc_seconds if sample.name.endswith("_sum") else found.gc_count
+                kept[generation] = kept.get(generation, 0.0) + sample.value
             if not sample.name.endswith("_bucket"):
                 continue
             le = float(sample.labels["le"])
@@ -665,7 +671,8 @@ def print_figures(figures: list[Figures], ref: Figures) -> None:
           "every 50 ms, and every garbage collection timed; 'longest' = its bucket; GC % = "
           "the collections' pauses added up, in % of the window)")
     print(f"{'configuration':<22}{'lag p50':>8}{'p99':>8}{'longest':>9}{'GCs/s':>7}"
-          f"{'GC p99':>8}{'longest':>9}{'full GCs':>9}{'longest':>9}{'GC %':>6}")
+          f"{'GC p99':>8}{'longest':>9}{'full GCs':>9}{'longest':>9}{'GC %':>6}"
+          "  by generation 0/1/2: collections/s, ms each")
     for f in figures:
         m = f.server
         print(f"{f.config.name:<22}{fmt(histogram_quantile(0.5, m.lag) * 1000, 1):>8}"
@@ -673,7 +680,10 @@ def print_figures(figures: list[Figures], ref: Figures) -> None:
               f"{fmt(m.gc.get(math.inf, 0.0) / f.duration, 1):>7}"
               f"{fmt(histogram_quantile(0.99, m.gc) * 1000, 1):>8}{longest(m.gc):>9}"
               f"{fmt(m.gc_full.get(math.inf, 0.0), 0):>9}{longest(m.gc_full):>9}"
-              f"{fmt(m.gc_seconds / f.duration * 100, 1):>6}")
+              f"{fmt(sum(m.gc_seconds.values()) / f.duration * 100, 1):>6}  " + " / ".join(
+                  f"{fmt(m.gc_count.get(g, 0.0) / f.duration, 1)}, "
+                  f"{fmt(m.gc_seconds.get(g, 0.0) / max(1.0, m.gc_count.get(g, 0.0)) * 1000, 1)}"
+                  for g in (0.0, 1.0, 2.0)))
     for f in [ref, *figures]:
         notes = [f"{f.connections} connections", f"servers' RSS {fmt(f.servers_rss, 0)} MB",
                  f"event loop on a core {fmt(f.loop_on_core, 0)}% of the window, waiting "

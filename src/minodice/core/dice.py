@@ -134,6 +134,7 @@ class DiceSet:
         "_kind_by_name",
         "engine_tables",
         "face_codes",
+        "kind_names",
         "kinds",
         "name",
         "shift",
@@ -170,6 +171,7 @@ class DiceSet:
         if len(set(names)) != len(names):
             raise DiceSetError("die kind names must be distinct")
         self.kinds: tuple[DieKind, ...] = tuple(kinds)
+        self.kind_names: tuple[str, ...] = tuple(kind.name for kind in self.kinds)
         self.size = sum(k.count for k in kinds)
         self._kind_by_name = {k.name: k for k in kinds}
         self.face_codes: tuple[tuple[int, ...], ...] = tuple(
@@ -307,7 +309,13 @@ class Hand:
         return out
 
     def names(self) -> list[str]:
-        return [k.name for k in self.kinds()]
+        """The dice's kind names one by one, in the set's kind order (a server names every
+        seat's hand in every view it sends: straight from the counts, no kinds between)."""
+        out: list[str] = []
+        for name, count in zip(self.dice_set.kind_names, self.counts, strict=True):
+            if count:
+                out += (name,) * count
+        return out
 
     def count(self, kind: DieKind) -> int:
         return self.counts[kind.index]
