@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import inspect
+from sqlalchemy import event, inspect
 
 from minodice.core.fair import verify_record
 from minodice.server import migrations
@@ -79,6 +79,32 @@ def test_the_engines_are_the_ones_asked_for(store: Store, store_url: str) -> Non
         assert migrations.current(conn) == migrations.head() == "r0005"
         assert "epoch" in {c["name"] for c in inspect(conn).get_columns("tables")}
     assert store.ready() is None
+
+
+def test_a_server_databases_writer_keeps_its_connection_until_it_is_idle(
+        postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool's check of a connection is a round trip: the writer keeps its connection
+    while writes follow each other, and gives it back (checked at its next use) once it
+    was idle ``WRITER_IDLE`` seconds — after a restart of the database, say."""
+    store = Store(postgres_url)
+    try:
+        checkouts: list[int] = []
+        event.listen(store.engine.pool, "checkout", lambda *_: checkouts.append(1))
+        row = new_row(store)
+        before = len(checkouts)
+
+        async def save(first: int, count: int) -> None:
+            for n in range(first, first + count):
+                await store.save_async(row.id, [bid(n)], n, seq=2 + n)
+
+        asyncio.run(save(0, 3))
+        assert len(checkouts) - before == 1
+        monkeypatch.setattr(store, "_writer_idle", 0.0)  # every pause is long enough now
+        asyncio.run(save(3, 2))
+        assert len(checkouts) - before == 3
+        assert store.load(row.id).log == [bid(n) for n in range(5)]  # type: ignore[union-attr]
+    finally:
+        store.close()
 
 
 def test_live_ids_come_a_page_at_a_time_by_an_index(store: Store) -> None:

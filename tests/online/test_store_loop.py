@@ -69,7 +69,8 @@ def test_a_tables_writes_are_committed_without_the_thread_and_others_with_it(
     assert (loaded.seq, loaded.events, loaded.status) == (5, 3, "finished")
     assert loaded.log == [bid(0), bid(1), bid(2)]
     assert [seat.name for seat in loaded.seats] == ["Ann"] * 3
-    assert loaded.settings == row.settings and loaded.server_seed == row.server_seed
+    assert loaded.settings == row.settings
+    assert loaded.server_seed == row.server_seed
     assert store.analysis(row.id, 7, None) == {"players": []}
 
 
@@ -84,7 +85,8 @@ def test_a_loop_transaction_that_fails_writes_none_of_its_jobs(store: CountingSt
                             store_module.Create(row)])
     assert not failed.value.shared  # one write's own (an integrity error)
     kept = store.load(row.id)
-    assert kept is not None and (kept.seq, kept.log) == (1, [])
+    assert kept is not None
+    assert (kept.seq, kept.log) == (1, [])
     store._commit_here([store_module.Save(row.id, [], 0, {"seq": 2, "seats": kept.seats}, 1)])
     assert store.load(row.id).seq == 2  # type: ignore[union-attr]
     assert store.on_thread == 0
