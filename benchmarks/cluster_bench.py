@@ -723,6 +723,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=30.0, help="measured s")
     parser.add_argument("--warmup", type=float, default=10.0, help="warm-up s")
     parser.add_argument("--think", type=float, default=2.0, help="s a person thinks")
+    parser.add_argument("--think-jitter", type=float, default=0.0, metavar="J",
+                        help="each think time drawn within ±J of --think (0: all equal)")
     parser.add_argument("--ref-think", type=float, default=0.1)
     parser.add_argument("--ref-duration", type=float, default=15.0)
     parser.add_argument("--load-procs", type=int, default=4, help="load processes")
@@ -807,7 +809,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                  "where their nice value counts)" if args.load_nice and autogroups() else "")
               + (" (they stand for clients on other machines: the servers go first for the "
                  "CPU; their own lag is printed)" if args.load_nice else "")
-              + f", think {args.think:g} s, games spread over their stages, views read with "
+              + f", think {args.think:g} s"
+              + (f" ± {args.think_jitter * 100:g}% (uniform)" if args.think_jitter else "")
+              + ", games spread over their stages, views read with "
               f"orjson; warm-up {args.warmup:g} s, measured {args.duration:g} s"
               + (f"; servers sampled by py-spy (--nonblocking) into {args.py_spy}"
                  if args.py_spy is not None else ""))

@@ -238,7 +238,7 @@ class Seat:
             if count < self.group.spread_to:
                 self.act(FAST_THINK, turn, action, count)
             elif load.released:
-                self.act(load.think, turn, action, count)
+                self.act(load.think_time(), turn, action, count)
             else:  # spread far enough: wait for the others, then think
                 self.last = (turn, action, count)
                 load.held.append(self)
@@ -356,6 +356,7 @@ class Load:
         self.port: int = args.port
         self.ports: list[int] = args.ports or [args.port]  # where the seats connect
         self.think: float = args.think
+        self.think_jitter: float = getattr(args, "think_jitter", 0.0)
         self.compression: str | None = None if args.no_compression else "deflate"
         self.stats = LoadStats()
         self.released = False
@@ -427,6 +428,17 @@ class Load:
         emit("ready", setup_s=round(time.perf_counter() - began, 1),
              connections=sum(len(g.seats) for g in self.groups),
              setup_errors=dict(self.stats.errors))  # retries and reconnections included
+
+    def think_time(self) -> float:
+        """A decision's think time: ``--think`` s, or with ``--think-jitter J`` drawn
+        uniformly within ±J of it (same mean). With every person thinking exactly as
+        long, one stall of the server bunches all the answers it held up, and they come
+        back together one think time later, and again after that: waves that real people,
+        whose think times vary, do not make."""
+        if not self.think_jitter:
+            return self.think
+        return random.uniform(self.think * (1 - self.think_jitter),
+                              self.think * (1 + self.think_jitter))
 
     def release(self) -> None:
         """Everyone starts thinking, each at a random point of a think time (so that the
@@ -696,6 +708,7 @@ class LoadProcess:
         command = [sys.executable, __file__, "--load", "--port", str(port),
                    "--load-tables", str(tables), "--load-bot-tables", str(bot_tables),
                    "--think", str(think), "--seed", str(seed),
+                   "--think-jitter", str(getattr(args, "think_jitter", 0.0)),
                    "--setup-timeout", str(args.setup_timeout),
                    "--setup-concurrency", str(args.setup_concurrency),
                    "--lifetime", str(lifetime)]
@@ -997,6 +1010,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=60.0, help="measured s per level")
     parser.add_argument("--warmup", type=float, default=15.0, help="warm-up s per level")
     parser.add_argument("--think", type=float, default=2.0, help="s a person thinks")
+    parser.add_argument("--think-jitter", type=float, default=0.0, metavar="J",
+                        help="each think time drawn within ±J of --think (0: all equal)")
     parser.add_argument("--ref-think", type=float, default=0.1,
                         help="think time at the one-table reference (more samples)")
     parser.add_argument("--ref-duration", type=float, default=20.0)
