@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
+from typing import cast
 
 from minodice.bots.expert import ExpertBot
 from minodice.bots.protocol import Bot
@@ -126,6 +127,11 @@ def play_game(lineup: Sequence[str], variants: dict[str, dict[str, object]], see
                         [b.cpu for b in bots], made)
     row = {k: v for k, v in asdict(result).items() if k != "record"}
     row["forecasts"] = [b.forecasts for b in bots]
+    # Per seat, per round: (bid, tricks won, points), for where the points are lost.
+    row["rounds"] = [[(log.bids[seat], log.winners.count(seat), log.points[seat])
+                      for log in state.rounds
+                      if log.bids is not None and log.points is not None]
+                     for seat in range(PLAYERS)]
     return row
 
 
@@ -139,7 +145,7 @@ def report(rows: list[dict[str, object]], seed: int) -> None:
     if not whole:
         print(f"no whole deal yet ({len(rows)} games)")
         return
-    results = [GameResult(**{k: v for k, v in r.items() if k not in ("forecasts", "run")})  # type: ignore[arg-type]
+    results = [GameResult(**{k: v for k, v in r.items() if k not in ("forecasts", "run", "rounds")})  # type: ignore[arg-type]
                for r in whole]
     print(render_tournament(summarize_games(results), len(results), PLAYERS,
                             paired_differences(results), seed))
@@ -165,7 +171,35 @@ def report(rows: list[dict[str, object]], seed: int) -> None:
             line.append(f"r{rr} {statistics.mean(m for _, m in pairs):.0%}/"
                         f"{statistics.mean(f for f, _ in pairs):.0%}")
         print("  made/forecast by round: " + " ".join(line))
+        # Games saved before the rounds were kept have none.
+        rounds_played: list[Sequence[int]] = [
+            rd for row, r in zip(whole, results, strict=True)
+            for s, n in enumerate(r.seat_bots) if n == name
+            for rd in cast("list[list[list[int]]]", row.get("rounds", [[]] * PLAYERS))[s]]
+        if rounds_played:
+            print("  " + leaks(rounds_played))
     print()
+
+
+def leaks(rounds: Sequence[Sequence[int]]) -> str:
+    """Where a bot's points go: its mean points by round, and its bids split into made,
+    over (fewer tricks than bid) and under (more), zero bids apart, with the mean points
+    of each part — the largest leak is the part whose share times loss is largest."""
+    by_round: dict[int, list[int]] = {}
+    for index, (_, _, points) in enumerate(rounds):
+        by_round.setdefault(index % 8 + 1, []).append(points)
+    parts: dict[str, list[int]] = {}
+    for bid, won, points in rounds:
+        zero = "zero" if bid == 0 else "bid>0"
+        side = "made" if won == bid else ("over" if won < bid else "under")
+        parts.setdefault(f"{zero} {side}", []).append(points)
+    text = "points by round: " + " ".join(
+        f"r{r} {statistics.mean(p):+.1f}" for r, p in sorted(by_round.items()))
+    text += "\n  bids: " + ", ".join(
+        f"{k} {len(v) / len(rounds):.1%} (mean {statistics.mean(v):+.1f}, "
+        f"{len(v) * statistics.mean(v) / len(rounds):+.1f}/round)"
+        for k, v in sorted(parts.items()))
+    return text
 
 
 def main() -> None:
