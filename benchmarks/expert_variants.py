@@ -99,6 +99,7 @@ class _Watched:
         self.bot = bot
         self.cpu: list[float] = []
         self.forecasts: list[tuple[int, float]] = []  # (round, forecast), bid order
+        self.shorts: list[float] = []  # its forecast of winning fewer tricks, bid order
 
     def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         start = time.process_time()
@@ -107,6 +108,8 @@ class _Watched:
         if isinstance(action, Bid):
             chance = self.bot.last_bid_forecast if len(legal) > 1 else 1.0
             self.forecasts.append((view.round_no, -1.0 if chance is None else chance))
+            short = self.bot.last_bid_short if len(legal) > 1 else 0.0
+            self.shorts.append(-1.0 if short is None else short)
         return action
 
 
@@ -127,6 +130,7 @@ def play_game(lineup: Sequence[str], variants: dict[str, dict[str, object]], see
                         [b.cpu for b in bots], made)
     row = {k: v for k, v in asdict(result).items() if k != "record"}
     row["forecasts"] = [b.forecasts for b in bots]
+    row["shorts"] = [b.shorts for b in bots]
     # Per seat, per round: (bid, tricks won, points), for where the points are lost.
     row["rounds"] = [[(log.bids[seat], log.winners.count(seat), log.points[seat])
                       for log in state.rounds
@@ -145,7 +149,8 @@ def report(rows: list[dict[str, object]], seed: int) -> None:
     if not whole:
         print(f"no whole deal yet ({len(rows)} games)")
         return
-    results = [GameResult(**{k: v for k, v in r.items() if k not in ("forecasts", "run", "rounds")})  # type: ignore[arg-type]
+    extra = ("forecasts", "run", "rounds", "shorts")  # kept beside a GameResult's fields
+    results = [GameResult(**{k: v for k, v in r.items() if k not in extra})  # type: ignore[arg-type]
                for r in whole]
     print(render_tournament(summarize_games(results), len(results), PLAYERS,
                             paired_differences(results), seed))
@@ -178,6 +183,13 @@ def report(rows: list[dict[str, object]], seed: int) -> None:
             for rd in cast("list[list[list[int]]]", row.get("rounds", [[]] * PLAYERS))[s]]
         if rounds_played:
             print("  " + leaks(rounds_played))
+        shorts = [f for row, r in zip(whole, results, strict=True)
+                  for s, n in enumerate(r.seat_bots) if n == name
+                  for f in cast("list[list[float]]", row.get("shorts", [[]] * PLAYERS))[s]]
+        if shorts and len(shorts) == len(rounds_played):
+            over = statistics.mean(won < bid for bid, won, _ in rounds_played)
+            print(f"  won fewer tricks than bid: {over:.1%}, its forecast "
+                  f"{statistics.mean(shorts):.1%}")
     print()
 
 

@@ -263,6 +263,19 @@ def test_a_bid_keeps_the_chance_its_play_outs_gave_of_making_it() -> None:
     assert 0 < again <= 1
 
 
+def test_a_bid_keeps_the_chance_its_play_outs_gave_of_winning_fewer_tricks() -> None:
+    # Beside the made share, the share of the same play-outs that won fewer tricks than
+    # the bid: the two with the share that won more add up to every play-out.
+    seat_view = last_round_view([0, 0, 0, 0], "red,red,red,griffin,minotaur", round_no=5)
+    bot = ExpertBot()
+    assert bot.last_bid_short is None
+    bid = bid_of(bot, seat_view)
+    assert bid > 0  # five strong dice: a miss from below is possible
+    assert bot.last_bid_short is not None and bot.last_bid_forecast is not None
+    assert 0 < bot.last_bid_short < 1
+    assert bot.last_bid_short + bot.last_bid_forecast <= 1
+
+
 def test_the_expert_passes_its_spite_and_sample_floor_to_the_search() -> None:
     bot = ExpertBot(spite=0.0, min_samples=30)
     assert bot.spite == 0.0

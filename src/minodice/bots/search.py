@@ -227,6 +227,9 @@ class SearchBot:
         #: its first bid): beside the bids really made, it shows whether the forecast it
         #: bids by is too hopeful, at no extra cost (``benchmarks/expert_variants.py``).
         self.last_bid_forecast: float | None = None
+        #: The chance those play-outs gave of winning *fewer* tricks than that bid: beside
+        #: the bids really missed that way, it says on which side the forecast errs.
+        self.last_bid_short: float | None = None
 
     def policy_for(self, view: SeatView) -> tuple[ExpectedScorePolicy, frozenset[int]]:
         """This bot's own expected-score policy (and its caches) and the seats that use it."""
@@ -265,6 +268,7 @@ class SearchBot:
                                    others_offset=self.others_bid_offset(view))
         bid = evaluation.best()
         self.last_bid_forecast = evaluation.tricks[bid][bid] / evaluation.samples
+        self.last_bid_short = sum(evaluation.tricks[bid][:bid]) / evaluation.samples
         return next(a for a in legal if isinstance(a, Bid) and a.tricks == bid)
 
     def make_chance(self, view: SeatView, bid: int, rng: random.Random,
