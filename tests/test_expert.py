@@ -277,8 +277,9 @@ def test_a_bid_keeps_the_chance_its_play_outs_gave_of_winning_fewer_tricks() -> 
 
 
 def test_the_expert_passes_its_spite_and_sample_floor_to_the_search() -> None:
-    bot = ExpertBot(spite=0.0, min_samples=30)
+    bot = ExpertBot(spite=0.0, min_samples=30, world_tries=10, world_candidates=16)
     assert bot.spite == 0.0
+    assert (bot.world_tries, bot.world_candidates) == (10, 16)
     assert bot._samples(bot.play_budget, 10**6) == 30
 
 

@@ -185,9 +185,11 @@ class ExpertBot(SearchBot):
                  play_budget: int = 4000, bid_budget: int = 14000,
                  opponent_model: bool = False, min_samples: int = 8,
                  spite: float = 0.25, made_bonus: float = 20.0,
-                 standings_points: float = 150.0, hard_bids: bool = False) -> None:
+                 standings_points: float = 150.0, hard_bids: bool = False,
+                 world_tries: int = 4, world_candidates: int = 8) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
-                         smart_others=smart_others, min_samples=min_samples, spite=spite)
+                         smart_others=smart_others, min_samples=min_samples, spite=spite,
+                         world_tries=world_tries, world_candidates=world_candidates)
         self.endgame_rounds = endgame_rounds
         self.opponent_model = opponent_model
         self.made_bonus = made_bonus
