@@ -184,7 +184,7 @@ class ExpertBot(SearchBot):
     def __init__(self, endgame_rounds: int = 2, smart_others: bool = True,
                  play_budget: int = 4000, bid_budget: int = 14000,
                  opponent_model: bool = False, min_samples: int = 8,
-                 spite: float = 0.25, made_bonus: float = 20.0,
+                 spite: float = 0.25, made_bonus: float = 50.0,
                  standings_points: float = 150.0, hard_bids: bool = False,
                  world_tries: int = 4, world_candidates: int = 8) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
