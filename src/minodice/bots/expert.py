@@ -6,7 +6,7 @@ less a quarter of the others' mean), except that
 
 - in its play-outs the other players play the expected-score policy (``smart_others``),
   since the players it must beat are searchers, not the plain heuristic;
-- a play-out in which it makes its bid is worth ``made_bonus`` (20) points more, for its
+- a play-out in which it makes its bid is worth ``made_bonus`` (50) points more, for its
   bids and its dice alike: among bids and dice of nearly the same expected score it takes
   the one likelier to be made (in the same play-outs, never one less likely: a test);
 - in the last ``endgame_rounds`` (2) rounds it minds *the standings*: a play-out is worth
@@ -33,10 +33,19 @@ far-behind test's position it gives up 27 points of expected score for a 2% chan
 winning. 2.5–3 times the worlds (``play_budget``, ``bid_budget``) showed no gain, at twice
 the CPU per decision.
 
-With both, against three ``hard`` on 40 fresh deals (``expert-2026-12-03.txt``) it won
-0.291 ± 0.032 of games (parity 0.25) with 4.5 points a game fewer than ``hard`` (95%
-[-17.3, +8.4]) and made 53.1% of its bids (``hard`` 52.9%): the issue's 0.35 and 65% are
-not reached.
+With both (the bonus then 20), against three ``hard`` on 40 fresh deals
+(``expert-2026-12-03.txt``) it won 0.291 ± 0.032 of games (parity 0.25) with 4.5 points a
+game fewer than ``hard`` (95% [-17.3, +8.4]) and made 53.1% of its bids (``hard`` 52.9%).
+
+The bonus is 50 since 2026-12-04: on 16 deals of a tuning seed (605250314,
+``expert-2026-12-04-variants.txt``) a bonus of 50 scored 9.1 points a game more than 20
+(95% [-15.2, +33.3], not significant) and made 59.2% of its bids against 56.2%; a bonus
+of 100 scored 33.4 less than 50 ([-57.3, -9.5]) and made only 53.3%: past some point the
+bonus buys safe bids at the price of points. Where the points went, at that table: the
+largest leak of every bot is bids above 0 that took *fewer* tricks than bid (a quarter of
+all bids, -11.8 points each, -3.2 a round for the expert), then zero bids that took a
+trick (7%, -35.6 each, -2.5 a round); bids that took too many cost -1.0 a round.
+FIGURES-2026-12-04
 
 ``hard_bids``: the others bid in its bidding play-outs as ``hard`` was measured to (above
 their hand's expected tricks, :class:`OpponentModel`), without the model's sampling; on
