@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmark_scripts import load_benchmark
 from minodice.bots.expert import ExpertBot, hard_model, spread_after, win_chance
 from minodice.bots.loading import make_bot
 from minodice.bots.sampling import Unseen
@@ -271,9 +272,26 @@ def test_a_bid_keeps_the_chance_its_play_outs_gave_of_winning_fewer_tricks() -> 
     assert bot.last_bid_short is None
     bid = bid_of(bot, seat_view)
     assert bid > 0  # five strong dice: a miss from below is possible
-    assert bot.last_bid_short is not None and bot.last_bid_forecast is not None
+    assert bot.last_bid_short is not None
+    assert bot.last_bid_forecast is not None
     assert 0 < bot.last_bid_short < 1
     assert bot.last_bid_short + bot.last_bid_forecast <= 1
+
+
+def test_the_variants_report_says_where_the_points_go() -> None:
+    # Two games' worth of rounds (bid, tricks won, points): the report splits the bids
+    # into made, over (fewer tricks than bid) and under, zero bids apart, with each
+    # part's share, mean points and what it adds to a round.
+    leaks = load_benchmark("expert_variants").leaks
+    game = [(1, 1, 20), (0, 0, 20), (2, 1, -10), (0, 1, -40), (3, 4, -10), (1, 0, -10),
+            (2, 2, 40), (0, 0, 80)]
+    text = leaks(game + game)
+    assert "points by round: r1 +20.0 r2 +20.0 r3 -10.0 r4 -40.0" in text
+    assert "bid>0 made 25.0% (mean +30.0, +7.5/round)" in text
+    assert "bid>0 over 25.0% (mean -10.0, -2.5/round)" in text
+    assert "bid>0 under 12.5% (mean -10.0, -1.2/round)" in text
+    assert "zero made 25.0% (mean +50.0, +12.5/round)" in text
+    assert "zero under 12.5% (mean -40.0, -5.0/round)" in text
 
 
 def test_the_expert_passes_its_spite_and_sample_floor_to_the_search() -> None:
@@ -337,7 +355,8 @@ def test_by_default_a_made_bid_weighs_50_so_a_close_call_goes_to_the_likelier_bi
     before, now = ExpertBot(made_bonus=20.0), ExpertBot()
     assert bid_of(before, seat_view) == 1
     assert bid_of(now, seat_view) == 0
-    assert now.last_bid_forecast is not None and before.last_bid_forecast is not None
+    assert now.last_bid_forecast is not None
+    assert before.last_bid_forecast is not None
     assert now.last_bid_forecast > before.last_bid_forecast
 
 
