@@ -43,7 +43,7 @@ from minodice.bots.search import HardBot, SearchBot
 from minodice.cli.reports import render_tournament
 from minodice.core.actions import Action, Bid
 from minodice.core.dice import load_dice_set
-from minodice.core.rules import Variant
+from minodice.core.rules import Variant, rounds_for
 from minodice.core.state import GameConfig
 from minodice.core.view import SeatView
 from minodice.play.match import GameResult, deal_rng, made_by_round, play_bot_game
@@ -194,12 +194,13 @@ def report(rows: list[dict[str, object]], seed: int) -> None:
 
 
 def leaks(rounds: Sequence[Sequence[int]]) -> str:
-    """Where a bot's points go: its mean points by round, and its bids split into made,
+    """Where a bot's points go (``rounds``: its (bid, tricks won, points) of every round,
+    game after game): its mean points by round, and its bids split into made,
     over (fewer tricks than bid) and under (more), zero bids apart, with the mean points
     of each part — the largest leak is the part whose share times loss is largest."""
     by_round: dict[int, list[int]] = {}
     for index, (_, _, points) in enumerate(rounds):
-        by_round.setdefault(index % 8 + 1, []).append(points)
+        by_round.setdefault(index % rounds_for(PLAYERS) + 1, []).append(points)
     parts: dict[str, list[int]] = {}
     for bid, won, points in rounds:
         zero = "zero" if bid == 0 else "bid>0"
