@@ -432,9 +432,9 @@ class Load:
     def think_time(self) -> float:
         """A decision's think time: ``--think`` s, or with ``--think-jitter J`` drawn
         uniformly within ±J of it (same mean). With every person thinking exactly as
-        long, one stall of the server bunches all the answers it held up, and they come
-        back together one think time later, and again after that: waves that real people,
-        whose think times vary, do not make."""
+        long, the answers one stall of the server held up could come back together one
+        think time later, and again after that; people's think times vary (at 1,000
+        tables ±50% changed nothing measurable: README)."""
         if not self.think_jitter:
             return self.think
         return random.uniform(self.think * (1 - self.think_jitter),

@@ -14,7 +14,7 @@ power cut could take the last ones, which ``durable=True`` (``synchronous=FULL``
 PostgreSQL (``postgresql://…``, through psycopg 3) takes the same schema through the same
 migrations; its connections are checked before use (``pool_pre_ping``), so that a database
 restarted under a running server costs the writes made while it was down (refused, never
-acknowledged), and nothing after.
+acknowledged), and at most one after (see ``WRITER_IDLE``).
 
 Where the writes run: a database server (PostgreSQL), a durable SQLite, or a write that
 finds a file SQLite's lock taken go to the store's own thread, so that a slow network, a
@@ -375,9 +375,9 @@ class Store:
 
         Raises :class:`StoreError` if it was not (then nothing of it was written). The
         caller's cancellation does not cancel the write: whoever waits must learn its fate.
-        Jobs run on the store's thread, except a plain save when no other write is under
-        way: committed at once on the loop if the lock is free (see the module docstring),
-        without a queue, a task or a future.
+        Jobs run on the store's thread, except :data:`LOOP_JOBS` when no other write is
+        under way: committed at once on the loop if the lock is free (see the module
+        docstring), without a queue, a task or a future.
         """
         loop = asyncio.get_running_loop()
         if not self._draining and self._committed_on_loop(loop, [job]):
@@ -418,7 +418,8 @@ class Store:
 
     async def _commit(self, loop: asyncio.AbstractEventLoop, jobs: list[Write]) -> None:
         """Every job in one transaction, or none of them: here on the loop if they are all
-        plain saves and the lock is free (see the module docstring), else on the thread."""
+        :data:`LOOP_JOBS` and the lock is free (see the module docstring), else on the
+        thread."""
         if not self._committed_on_loop(loop, jobs):
             await loop.run_in_executor(self._thread, self._commit_all, jobs)
 
@@ -563,7 +564,7 @@ class Store:
     async def save_async(self, table_id: str, new_events: Sequence[dict[str, Any]] = (),
                          first: int = 0, *, epoch: int = SINGLE_PROCESS_EPOCH,
                          **fields: Any) -> None:
-        """:meth:`save` on the store's thread (see :meth:`write`)."""
+        """:meth:`save` without blocking the loop (see :meth:`write`)."""
         await self.write(Save(table_id, _events_json(new_events), first, fields, epoch))
 
     # -- for tools and tests that own the store --------------------------------------------
