@@ -75,7 +75,13 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import server as bench  # noqa: E402 - benchmarks/server.py: its load processes and helpers
-from services import Postgres, Redis, postgres_server, redis_server  # noqa: E402
+from services import (  # noqa: E402
+    Postgres,
+    Redis,
+    ServiceMissingError,
+    postgres_server,
+    redis_server,
+)
 
 HOST = bench.HOST
 LATENCY = "minodice_action_latency_seconds"
@@ -864,4 +870,7 @@ def pg_version(pg: Postgres) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ServiceMissingError as exc:  # a machine without PostgreSQL or Redis: say so
+        sys.exit(f"cluster_bench: {exc}")
