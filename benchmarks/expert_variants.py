@@ -54,7 +54,8 @@ PLAYERS = 4
 ARGUMENTS = {"endgame_rounds": int, "smart_others": bool, "play_budget": int,
              "bid_budget": int, "opponent_model": bool, "min_samples": int,
              "spite": float, "made_bonus": float, "standings_points": float,
-             "hard_bids": bool, "world_tries": int, "world_candidates": int}
+             "hard_bids": bool, "world_tries": int, "world_candidates": int,
+             "bid_max_samples": int}
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, object]]:

@@ -383,3 +383,24 @@ def test_hard_bids_take_the_others_to_bid_as_hard_was_measured_to() -> None:
     assert ExpertBot().others_bid_offset(seat_view) == 0.0
     assert ExpertBot(hard_bids=True).others_bid_offset(seat_view) == hard_model().offset(7)
     assert ExpertBot(hard_bids=True).others_bid_offset(seat_view) > 0
+
+
+def test_a_bid_may_weigh_more_worlds_than_a_die(monkeypatch: pytest.MonkeyPatch) -> None:
+    # bid_max_samples caps a bid's worlds apart from a die's (max_samples): a round-1 bid
+    # (two candidates, little work) takes as many worlds as the cap allows, the dice
+    # keep theirs.
+    drawn: list[int] = []
+    sample = Unseen.sample
+
+    def counted(self: Unseen, *args: object, **kwargs: object) -> list[Hand]:
+        drawn.append(1)
+        return sample(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Unseen, "sample", counted)
+    seat_view = last_round_view([0, 0, 0, 0], "red", round_no=1)
+    for cap in (200, 600):
+        drawn.clear()
+        bid_of(ExpertBot(bid_budget=42000, bid_max_samples=cap), seat_view)
+        assert len(drawn) == cap
+    bot = ExpertBot(bid_budget=42000, bid_max_samples=600)
+    assert bot._samples(bot.play_budget, 1) == bot.max_samples == 200

@@ -209,11 +209,15 @@ class SearchBot:
         smart_others: bool = False,
         world_tries: int = 4,
         policy_fit: float = 0.1,
+        bid_max_samples: int | None = None,
     ) -> None:
         self.play_budget = play_budget
         self.bid_budget = bid_budget
         self.min_samples = min_samples
         self.max_samples = max_samples
+        #: The cap on a bid's worlds (default ``max_samples``): a bid is 8 decisions of
+        #: about 44 a game, so it can weigh more worlds at little cost to the median.
+        self.bid_max_samples = max_samples if bid_max_samples is None else bid_max_samples
         self.bid_candidates = bid_candidates
         self.spite = spite
         self.world_candidates = world_candidates
@@ -244,8 +248,9 @@ class SearchBot:
         seat, spite = view.own_seat, self.spite
         return lambda points: round_value(points, seat, spite)
 
-    def _samples(self, budget: int, work: int) -> int:
-        return max(self.min_samples, min(self.max_samples, budget // max(1, work)))
+    def _samples(self, budget: int, work: int, cap: int | None = None) -> int:
+        top = self.max_samples if cap is None else cap
+        return max(self.min_samples, min(top, budget // max(1, work)))
 
     def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         if len(legal) == 1:
@@ -261,7 +266,7 @@ class SearchBot:
         ordered = sorted(range(r + 1), key=lambda b: (abs(b - expected), b))
         candidates = sorted(ordered[: self.bid_candidates])
         work = len(candidates) * view.players * r
-        samples = self._samples(self.bid_budget, work)
+        samples = self._samples(self.bid_budget, work, self.bid_max_samples)
         policy, smart = self.policy_for(view)
         evaluation = evaluate_bids(view, rng, samples, candidates, self.spite, policy, smart,
                                    value_of=self.outcome_value(view),
@@ -280,7 +285,8 @@ class SearchBot:
         too hopeful (its play in them, or the opponents it models, differ from the game's).
         """
         if samples is None:
-            samples = self._samples(self.bid_budget, view.players * view.round_no)
+            samples = self._samples(self.bid_budget, view.players * view.round_no,
+                                    self.bid_max_samples)
         policy, smart = self.policy_for(view)
         evaluation = evaluate_bids(view, rng, samples, [bid], self.spite, policy, smart,
                                    value_of=self.outcome_value(view),
