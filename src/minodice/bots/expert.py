@@ -61,7 +61,18 @@ tricks from it than the searchers of its play-outs do.
 ``hard_bids``: the others bid in its bidding play-outs as ``hard`` was measured to (above
 their hand's expected tricks, :class:`OpponentModel`), without the model's sampling; on
 the same 10 deals it scored 1.8 points a game more than the expert without it ([-29.7,
-+33.2]) and 5.2 less than the made bonus ([-42.5, +32.0]): left off.
++33.2]) and 5.2 less than the made bonus ([-42.5, +32.0]): left off. Since the others
+there were experts, for whom hard's bids are the wrong model, it was measured again against
+``hard`` (2026-12-05, table expert, hb, hard, hard, 24 deals of tuning seed 936642656,
+``expert-2026-12-05-hb.txt``): 2.0 points a game more than the expert ([-19.9, +23.9]),
+57.6% of bids made against 56.6%: still no gain shown, left off. At that table the expert's
+forecast of winning fewer tricks than its bid was calibrated (24.5% forecast, 25.5% did).
+
+A larger budget for the bid alone (``bid_budget`` and ``bid_max_samples``, 2026-12-05, 16
+deals of tuning seed 751972000, ``expert-2026-12-05-variants.txt``): three times the worlds
+(600 in rounds 1-3 down to 218 in round 8, against 200 down to 72) scored 5.6 points a game
+more ([-19.3, +30.6]) and made 59.2% of its bids against 59.0%; six times, 8.4 less
+([-30.2, +13.3]) and 57.0%: the bid's sampling noise is not what loses the bids. Left off.
 
 *A model of hard* (``opponent_model``): it can infer the others' hidden dice from a model
 of ``hard`` measured on ``hard``'s self-play (:class:`OpponentModel`, fitted by
