@@ -74,6 +74,11 @@ deals of tuning seed 751972000, ``expert-2026-12-05-variants.txt``): three times
 more ([-19.3, +30.6]) and made 59.2% of its bids against 59.0%; six times, 8.4 less
 ([-30.2, +13.3]) and 57.0%: the bid's sampling noise is not what loses the bids. Left off.
 
+Minding the others' points more (2026-12-05, 24 deals of tuning seed 571076720,
+``expert-2026-12-05-spite.txt``): ``spite`` 0.5 scored 0.3 points a game more than 0.25
+([-24.3, +24.9]), 1.0 scored 3.2 more ([-23.9, +30.4]); they won 0.243 and 0.227 of the
+games against its 0.274: left off.
+
 *A model of hard* (``opponent_model``): it can infer the others' hidden dice from a model
 of ``hard`` measured on ``hard``'s self-play (:class:`OpponentModel`, fitted by
 ``scripts/fit_hard_model.py`` and shipped as ``bots/data/hard-model.json``), where
