@@ -79,6 +79,13 @@ Minding the others' points more (2026-12-05, 24 deals of tuning seed 571076720,
 ([-24.3, +24.9]), 1.0 scored 3.2 more ([-23.9, +30.4]); they won 0.243 and 0.227 of the
 games against its 0.274: left off.
 
+The others playing the plain heuristic in its play-outs, as ``hard`` takes them to
+(``smart_others=False``), against ``hard`` (2026-12-05, table expert, plain, hard, hard,
+``expert-2026-12-05-plain.txt``): on 24 deals of tuning seed 522258532 it scored 9.9 points
+a game more ([-9.8, +29.5]) and won 0.156 more games a game ([+0.030, +0.282]), on 24 deals
+of a second fresh seed (126033479) 5.4 less ([-22.3, +11.5]) and 0.033 fewer ([-0.140,
++0.074]): not confirmed, ``smart_others`` stays on.
+
 *A model of hard* (``opponent_model``): it can infer the others' hidden dice from a model
 of ``hard`` measured on ``hard``'s self-play (:class:`OpponentModel`, fitted by
 ``scripts/fit_hard_model.py`` and shipped as ``bots/data/hard-model.json``), where
