@@ -110,3 +110,53 @@ async def test_search_bots_decide_in_a_worker_from_a_pickled_view(level: str) ->
         assert pool.failures == 0  # the bot's own answer, not the pool's random stand-in
     finally:
         pool.close()
+
+
+SERVER_WITH_A_POOL = """
+import asyncio, sys, time
+from minodice.server.botpool import BotPool
+
+async def main():
+    pool = BotPool(2)
+    await pool.warm_up()
+    print(" ".join(str(pid) for pid in pool._pool._processes), flush=True)
+    time.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+def test_the_workers_end_when_the_server_is_killed_outright() -> None:
+    """``kill -9`` of a server leaves nobody to stop its pool: its workers must notice and
+    end by themselves (they lived on for ever, 50 MB each)."""
+    import subprocess
+    import sys
+    import time
+
+    server = subprocess.Popen([sys.executable, "-c", SERVER_WITH_A_POOL],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        workers = [int(pid) for pid in server.stdout.readline().split()]
+        assert len(workers) == 2
+        for pid in workers:
+            os.kill(pid, 0)  # alive
+    finally:
+        server.kill()
+        server.wait()
+    deadline = time.monotonic() + 15
+    alive = list(workers)
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = [pid for pid in alive if _running(pid)]
+    assert alive == []
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not ended (a zombie, its exit status waiting
+    for a parent's wait, has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
@@ -176,3 +177,41 @@ def test_serve_on_a_port_in_use_says_so_in_one_line_and_opens_nothing(tmp_path: 
     assert bad.exit_code == 1
     assert "no such address (see --host)" in bad.output
 
+
+
+def test_serve_refuses_what_only_looks_like_a_database_url(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mysql://`` or a PostgreSQL URL with one slash used to be taken for a SQLite file's
+    name: the server started on a new folder named after it and printed it, password and
+    all. Now: one line, exit 2, nothing made, no password."""
+    monkeypatch.chdir(tmp_path)
+    for db in ("mysql://ana:s3cret-pw@127.0.0.1/minodice",
+               "postgresql:/ana:s3cret-pw@127.0.0.1:5432/minodice"):
+        result = CliRunner().invoke(cli_app, ["serve", "--db", db])
+        assert result.exit_code == 2, result.output
+        assert "a SQLite file, or a PostgreSQL URL" in result.output
+        assert "s3cret-pw" not in result.output
+        assert "Traceback" not in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_with_redis_needs_postgresql_and_a_redis_that_answers(tmp_path: Path) -> None:
+    """Several processes on SQLite files of their own would serve tables the others cannot
+    read; a Redis left stopped was an application's start-up traceback."""
+    on_sqlite = CliRunner().invoke(cli_app, ["serve", "--db", str(tmp_path / "s.sqlite3"),
+                                             "--redis", "redis://127.0.0.1:1/0"])
+    assert on_sqlite.exit_code == 2
+    assert "needs a PostgreSQL --db" in on_sqlite.output
+    assert not (tmp_path / "s.sqlite3").exists()
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    stopped = CliRunner().invoke(cli_app, [
+        "serve", "--db", "postgresql://ana:s3cret-pw@127.0.0.1:1/minodice",
+        "--redis", f"redis://:r3dis-pw@127.0.0.1:{port}/0"])
+    assert stopped.exit_code == 1
+    assert f"Redis does not answer at redis://:***@127.0.0.1:{port}/0: " in stopped.output
+    assert "s3cret-pw" not in stopped.output
+    assert "r3dis-pw" not in stopped.output
+    assert "Traceback" not in stopped.output
+    assert "ready" not in stopped.output

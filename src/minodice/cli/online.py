@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -147,6 +148,11 @@ def serve(
         raise typer.BadParameter("at least 0.5", param_hint="--lease-seconds")
     if redis is not None and not redis.startswith(("redis://", "rediss://", "unix://")):
         raise typer.BadParameter("a redis://HOST:PORT/DB URL", param_hint="--redis")
+    url = database_url(db)
+    if redis is not None and (url is None or url.startswith("sqlite")):
+        # Several processes on SQLite files of their own would each serve tables the
+        # others cannot read (forwarded to, then lost with their process).
+        raise typer.BadParameter("needs a PostgreSQL --db", param_hint="--redis")
     proxies = [p.strip() for p in (forwarded_allow_ips or "").split(",") if p.strip()]
     if log_format not in ("text", "json"):
         raise typer.BadParameter("text or json", param_hint="--log-format")
@@ -158,19 +164,25 @@ def serve(
     if busy is not None:
         typer.echo(f"minodice serve: cannot listen on {host}:{port}: {busy}", err=True)
         raise typer.Exit(1)
+    if redis is not None:
+        unreachable = redis_unreachable(redis)
+        if unreachable is not None:
+            typer.echo(f"minodice serve: Redis does not answer at {hidden_password(redis)}: "
+                       f"{unreachable}", err=True)
+            raise typer.Exit(1)
     configure_logging(log_format, levels[log_level])
-    url = db if db is not None and "://" in db else None
     path: Path | str = Path(db) if db is not None and url is None else default_db()
+    secret: str | None = None
     if url is not None:
         # Never a password in a message or a log.
-        path = make_url(engine_url(url)).render_as_string(hide_password=True)
+        parsed = make_url(engine_url(url))
+        path, secret = parsed.render_as_string(hide_password=True), parsed.password
     try:
         store = Store(url, durable) if url is not None else Store.sqlite(Path(path), durable)
     except Exception as exc:  # a folder we may not write, a file that is no database,
-        # a database server that does not answer: the cause's kind, not its text (which
-        # may hold the URL)
+        # a database server that does not answer, a wrong password
         typer.echo(f"minodice serve: cannot open the database {path}: "
-                   f"{type(exc).__name__}", err=True)
+                   f"{failure_reason(exc, secret)}", err=True)
         raise typer.Exit(1) from None
     caps = Caps(read_rate=read_rate, read_burst=read_rate * 6,
                 tables_burst=new_tables, tables_rate=new_tables / 600,
@@ -210,6 +222,56 @@ def serve(
                 timeout_keep_alive=5, backlog=2048,
                 # JSON logs: uvicorn's own lines go through the root logger's JSON handler.
                 log_config=None if log_format == "json" else LOGGING_CONFIG)
+
+
+def database_url(db: str | None) -> str | None:
+    """``--db`` as a database URL (PostgreSQL's, or SQLAlchemy's ``sqlite:///FILE``),
+    ``None`` for a SQLite file named plainly. Anything else that looks like a URL
+    (``mysql://``, ``postgresql:/one-slash``) is refused rather than taken for a file name,
+    which would quietly create a folder named after it, password and all."""
+    if db is None:
+        return None
+    if db.startswith(("postgresql://", "postgres://", "sqlite://")):
+        return db
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", db):
+        raise typer.BadParameter("a SQLite file, or a PostgreSQL URL "
+                                 "postgresql://USER:PASSWORD@HOST:PORT/DATABASE",
+                                 param_hint="--db")
+    return None
+
+
+def hidden_password(url: str) -> str:
+    """``url`` with the password of its ``user:password@`` part shown as ``***``."""
+    return re.sub(r"^([a-z0-9+.-]+://[^/@:]*:)[^/@]*@", r"\1***@", url, flags=re.IGNORECASE)
+
+
+def failure_reason(exc: BaseException, secret: str | None) -> str:
+    """Why a database would not open, in one line: the kind of error and the driver's own
+    first line ("password authentication failed ...", "database ... does not exist",
+    "Connection refused"), with the password blotted out should a driver ever echo it."""
+    cause = getattr(exc, "orig", None) or exc.__cause__ or exc
+    text = str(cause).strip().splitlines()
+    reason = type(cause).__name__ + (f": {text[0]}" if text else "")
+    if secret:
+        reason = reason.replace(secret, "***")
+    return one_line(reason)[:300]
+
+
+def redis_unreachable(url: str) -> str | None:
+    """Why Redis at ``url`` does not answer a ping within 3 s (``None``: it does), asked
+    before the server starts, so that a Redis left stopped is one line, not the traceback
+    of an application that failed to start."""
+    import redis as redis_client
+
+    client = redis_client.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+    try:
+        client.ping()
+    except redis_client.RedisError as exc:
+        text = str(exc).strip().splitlines()
+        return one_line(text[0] if text else type(exc).__name__)[:300]
+    finally:
+        client.close()
+    return None
 
 
 def cannot_listen(host: str, port: int) -> str | None:

@@ -20,9 +20,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import random
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -79,10 +81,26 @@ class PoolBusyError(Exception):
     """The pool's queue is full (or its workers were just replaced): try again later."""
 
 
-def _lower_priority(niceness: int) -> None:
-    """Runs in each new worker of a pool that should yield the CPU to the tables."""
+def _start_worker(niceness: int) -> None:
+    """Runs in each new worker: lowers its priority if the pool should yield the CPU to the
+    tables, and makes it end with the server. A server killed outright (``kill -9``, the
+    OOM killer) cannot stop its pool, and a worker waits on a queue whose other end it
+    holds itself: without this it lived on for ever, 50 MB each, once a server had been
+    killed — under systemd the unit's cgroup ends them, by hand or in a container nothing
+    did."""
     if niceness:
         os.nice(niceness)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with_parent, args=(parent.sentinel,), daemon=True,
+                         name="minodice-parent-watch").start()
+
+
+def _exit_with_parent(sentinel: int) -> None:
+    """Wait until the server's process has ended (its sentinel turns readable), then end
+    this worker at once: there is nobody left to answer."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(0)
 
 
 def _warm() -> int:
@@ -117,7 +135,7 @@ class BotPool:
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn: a fresh interpreter, not a fork of a process running an event loop.
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_lower_priority, initargs=(self.niceness,))
+                                   initializer=_start_worker, initargs=(self.niceness,))
 
     @property
     def waiting(self) -> int:
