@@ -327,6 +327,10 @@ def join(
         if message.get("type") == "chat":
             typer.echo(f"[chat] {printable(str(message.get('name')))}: "
                        f"{printable(str(message.get('text')))}")
+        elif message.get("type") == "error" and message.get("code") == "moved":
+            # The client connects again by itself: not an order to the person.
+            typer.echo("[server] the table moved to another server process; reconnecting",
+                       err=True)
         elif message.get("type") == "error":
             typer.echo(f"[server] {printable(str(message.get('message')))}", err=True)
 
