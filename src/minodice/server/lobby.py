@@ -582,7 +582,9 @@ class Lobby:
 
 
 def _unsaved() -> ApiError:
-    return ApiError(503, "unavailable", "the server could not save this just now, so "
+    """Its database or, with several processes, Redis did not answer (which one is in the
+    server's log): either way nothing was written and nothing changed."""
+    return ApiError(503, "unavailable", "the server cannot reach its storage just now, so "
                     "nothing changed; try again in a moment", RETRY_AFTER)
 
 
