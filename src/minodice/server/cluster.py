@@ -79,6 +79,7 @@ log = logging.getLogger("minodice.server.cluster")
 # httpx logs every request it makes at INFO: one line a forwarded request is noise.
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
+OUTAGE_LOG_EVERY = 30.0  # seconds between two log lines of one outage that goes on
 PREFIX = "minodice:"
 TAKEN = f"{PREFIX}taken"  # the channel of every process: a table's new owner
 FORWARD_HEADER = "x-minodice-forward"  # the cluster's secret: a request from a peer
@@ -120,6 +121,33 @@ class RemoteSender:
     def send(self, text: str) -> None:
         self.cluster.publish(self.proc, {"c": self.conn_id, "t": text})
 
+
+class Outage:
+    """The log lines of something that stops answering and is retried twice a second: one
+    when it goes down, one every :data:`OUTAGE_LOG_EVERY` seconds while it stays down, one
+    when it is back — not 120 lines a minute per process while Redis restarts."""
+
+    def __init__(self, what: str, clock: Any = time.monotonic) -> None:
+        self.what = what
+        self.clock = clock
+        self.since: float | None = None
+        self.said = 0.0
+
+    def still(self, why: str) -> None:
+        """Another failed try."""
+        now = self.clock()
+        if self.since is None:
+            self.since = self.said = now
+            log.warning("%s are down: %s", self.what, why)
+        elif now - self.said >= OUTAGE_LOG_EVERY:
+            self.said = now
+            log.warning("%s are still down after %.0f s: %s", self.what, now - self.since, why)
+
+    def over(self) -> None:
+        """A try that worked."""
+        if self.since is not None:
+            log.warning("%s are back after %.0f s", self.what, self.clock() - self.since)
+            self.since = None
 
 @dataclass
 class RemoteConn:
@@ -584,10 +612,12 @@ class Cluster:
         """This process's two channels: messages for the tables it owns (``in``), and
         views and answers for the connections it holds (``out``)."""
         incoming, outgoing = self._in(self.proc), self._out(self.proc)
+        outage = Outage("the cluster's channels")
         while True:
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(incoming, outgoing, TAKEN)
+                outage.over()
                 while True:
                     message = await pubsub.get_message(timeout=1.0)
                     if message is None:
@@ -604,7 +634,7 @@ class Cluster:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis went away: subscribe again when it is back
-                log.warning("the cluster's channels are down: %s", type(exc).__name__)
+                outage.still(type(exc).__name__)
                 await asyncio.sleep(0.5)
             finally:
                 with contextlib.suppress(Exception):
