@@ -205,9 +205,11 @@ def serve(
                              advertise_url=advertise_url or f"http://{shown_host}:{port}",
                              lease_ms=int(lease_seconds * 1000))
     connections = connection_cap(max_connections, raise_descriptor_limit())
-    typer.echo(f"Mino Dice is ready: open http://{shown}:{port}/ in your browser "
+    # Behind a proxy people open the public address, not this process's own.
+    address = public_url[0].rstrip("/") if public_url else f"http://{shown_host}:{port}"
+    typer.echo(f"Mino Dice is ready: open {address}/ in your browser "
                "(Ctrl+C stops the server).")
-    typer.echo(f"API: http://{shown}:{port}/docs · tables are kept in {path}", err=True)
+    typer.echo(f"API: {address}/docs · tables are kept in {path}", err=True)
     # No access log: WebSocket URLs carry seat tokens, and tokens belong in no log.
     # X-Forwarded-For only from the named proxies (uvicorn's default trusts 127.0.0.1: any
     # local process, or a proxy passing on what its clients claim, could pose as anyone).
