@@ -72,6 +72,13 @@ def test_every_process_answers_for_every_table_and_reports_redis_and_takeovers(
         assert ready.json()["redis"] == "ok"
         metrics = httpx.get(f"{server.base}/metrics", timeout=10).text
         assert "minodice_lease_takeovers_total" in metrics
+        # whose figures these are, even when scraped through a balancer
+        assert f'address="{server.base}"' in metrics
+    ids = {line.split('id="')[1].split('"')[0]
+           for server in (a, b)
+           for line in httpx.get(f"{server.base}/metrics", timeout=10).text.splitlines()
+           if line.startswith("minodice_process_info{")}
+    assert len(ids) == 2
     missing = httpx.get(f"{b.base}/api/tables/nosuchtable", timeout=10)
     assert missing.status_code == 404
     assert missing.json()["error"]["code"] == "not_found"

@@ -433,8 +433,10 @@ def create_app(
                   "protocol (docs/PROTOCOL.md). Play goes over `GET /ws/ID?token=T`.")
     app.state.lobby = lobby
     app.state.cluster = cluster
-    app.include_router(operations_router(store, lobby, {"bots": bot_pool, "advice": advisor},
-                                         redis_ready=cluster.ready if cluster else None))
+    app.include_router(operations_router(
+        store, lobby, {"bots": bot_pool, "advice": advisor},
+        redis_ready=cluster.ready if cluster else None,
+        process={"id": cluster.proc, "address": cluster.advertise} if cluster else None))
 
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:

@@ -36,6 +36,7 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     Histogram,
+    Info,
     generate_latest,
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -169,23 +170,30 @@ class ServerCollector(Collector):
         yield queue
 
 
-def registry_for(lobby: Lobby, pools: dict[str, BotPool]) -> CollectorRegistry:
-    """One app's registry: its gauges and the process's counters and histograms."""
+def registry_for(lobby: Lobby, pools: dict[str, BotPool],
+                 process: dict[str, str] | None = None) -> CollectorRegistry:
+    """One app's registry: its gauges and the process's counters and histograms; with
+    several processes, ``minodice_process_info`` names the one that answered (its cluster
+    id and address), so that a scrape says whose figures these are."""
     registry = CollectorRegistry(auto_describe=True)
     for metric in (ACTIONS, ACTION_LATENCY, BOT_DECISIONS, TAKEOVERS, LEASES_LOST,
                    LOOP_LAG, GC_PAUSES):
         registry.register(metric)
     registry.register(ServerCollector(lobby, pools))
+    if process is not None:
+        Info("minodice_process", "This server process in its cluster: its id (the owner id "
+             "in table leases and log lines) and the address the others reach it at.",
+             registry=registry).info(process)
     return registry
 
 
 def operations_router(store: Store, lobby: Lobby, pools: dict[str, BotPool],
                       ready_timeout: float = 5.0,
-                      redis_ready: Callable[[], Awaitable[str | None]] | None = None
-                      ) -> APIRouter:
+                      redis_ready: Callable[[], Awaitable[str | None]] | None = None,
+                      process: dict[str, str] | None = None) -> APIRouter:
     """``/healthz``, ``/readyz`` and ``/metrics`` (not in the API's schema: for operators)."""
     router = APIRouter(include_in_schema=False)
-    registry = registry_for(lobby, pools)
+    registry = registry_for(lobby, pools, process)
 
     @router.get("/healthz")
     async def healthz() -> JSONResponse:
