@@ -64,6 +64,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 THINK = 0.05  # s between the probe's decisions (its sockets stay under 20 messages/s)
 PROBE_ADDRESS = "127.0.0.1"
+SPARE_TABLES = 2  # tables the probe makes before the floods, for its later games
 ADVICE = {"players": 4, "round": 5, "seat": 1,
           "hand": ["red", "yellow", "purple", "gray", "griffin"]}
 
@@ -121,6 +122,7 @@ class Probe:
         self.games = 0
         self.errors: Counter[str] = Counter()
         self.stopping = False
+        self.spares: list[str] = []  # tables made in advance, nobody seated yet
         self._task: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Probe:
@@ -156,12 +158,30 @@ class Probe:
             await self._game()
             self.games += 1
 
-    async def _game(self) -> None:
-        async with http_from(PROBE_ADDRESS, self.base) as http:
+    async def _new_table(self, http: httpx.AsyncClient) -> str:
+        """A new table for the probe, asked as a client asks: a flood of new tables fills
+        the server's allowance of them for everyone (``busy``, by design), so a refusal is
+        counted and asked again after its ``Retry-After``."""
+        while True:
             created = await http.post("/api/tables", json={
                 "players": 4, "bots": [None, None, None, "easy"]})
-            created.raise_for_status()
-            table = created.json()["table"]
+            if created.status_code not in (429, 503):
+                created.raise_for_status()
+                return str(created.json()["table"])
+            self.errors[f"new table refused: {created.status_code}"] += 1
+            await asyncio.sleep(min(5.0, float(created.headers.get("retry-after") or 1)))
+
+    async def _game(self) -> None:
+        async with http_from(PROBE_ADDRESS, self.base) as http:
+            if self.games == 0:
+                table = await self._new_table(http)
+                # Made in the quiet before any flood: should a game of the probe end
+                # during a flood of new tables, the next one needs no new table then.
+                self.spares = [await self._new_table(http) for _ in range(SPARE_TABLES)]
+            elif self.spares:
+                table = self.spares.pop()
+            else:
+                table = await self._new_table(http)
             seats = []
             for name in ("Ana", "Ben", "Cy"):
                 answer = await http.post(f"/api/tables/{table}/seats", json={"name": name})
