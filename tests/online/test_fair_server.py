@@ -312,7 +312,7 @@ async def test_a_reveal_that_cannot_be_written_changes_nothing(tmp_path: Path) -
         _b, token_b, _ = await lobby.join(room.id, "Ben", None, None, seed_hash("b"))
         seq = room.row.seq
         store.failing = True
-        with pytest.raises(ApiError, match="could not save"):
+        with pytest.raises(ApiError, match="cannot reach its storage"):
             await lobby.reveal(room.id, token_b, "b")
         assert room.reveals.active()
         assert room.row.seq == seq
