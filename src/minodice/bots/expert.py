@@ -230,7 +230,7 @@ class ExpertBot(SearchBot):
                  spite: float = 0.25, made_bonus: float = 50.0,
                  standings_points: float = 150.0, hard_bids: bool = False,
                  world_tries: int = 4, world_candidates: int = 8,
-                 bid_max_samples: int = 200) -> None:
+                 bid_max_samples: int | None = None) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
                          smart_others=smart_others, min_samples=min_samples, spite=spite,
                          world_tries=world_tries, world_candidates=world_candidates,

@@ -52,7 +52,7 @@ import random
 import secrets
 import time
 import uuid
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,7 +127,7 @@ class Outage:
     when it goes down, one every :data:`OUTAGE_LOG_EVERY` seconds while it stays down, one
     when it is back — not 120 lines a minute per process while Redis restarts."""
 
-    def __init__(self, what: str, clock: Any = time.monotonic) -> None:
+    def __init__(self, what: str, clock: Callable[[], float] = time.monotonic) -> None:
         self.what = what
         self.clock = clock
         self.since: float | None = None
@@ -148,6 +148,7 @@ class Outage:
         if self.since is not None:
             log.warning("%s are back after %.0f s", self.what, self.clock() - self.since)
             self.since = None
+
 
 @dataclass
 class RemoteConn:
