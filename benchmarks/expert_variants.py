@@ -31,7 +31,7 @@ import secrets
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
@@ -39,23 +39,30 @@ from typing import cast
 
 from minodice.bots.expert import ExpertBot
 from minodice.bots.protocol import Bot
+from minodice.bots.sampling import Unseen
 from minodice.bots.search import HardBot, SearchBot
+from minodice.bots.strength import Strength
 from minodice.cli.reports import render_tournament
 from minodice.core.actions import Action, Bid
-from minodice.core.dice import load_dice_set
+from minodice.core.dice import Hand, load_dice_set
 from minodice.core.rules import Variant, rounds_for
-from minodice.core.state import GameConfig
+from minodice.core.state import GameConfig, GameState
 from minodice.core.view import SeatView
+from minodice.core.world import first_starter_of
 from minodice.play.match import GameResult, deal_rng, made_by_round, play_bot_game
+from minodice.play.table import draw_hands
 from minodice.play.tournament import paired_differences, percentile, summarize_games
 
 PLAYERS = 4
+#: The line-up's names that need no ``--variant``.
+BUILT_IN = ("hard", "expert", "perfect", "perfect-expert", "perfect-play", "perfect-bid")
 #: Constructor arguments a variant may set, with their types.
 ARGUMENTS = {"endgame_rounds": int, "smart_others": bool, "play_budget": int,
              "bid_budget": int, "opponent_model": bool, "min_samples": int,
              "spite": float, "made_bonus": float, "standings_points": float,
              "hard_bids": bool, "world_tries": int, "world_candidates": int,
-             "bid_max_samples": int}
+             "bid_max_samples": int, "unseen_specials": bool,
+             "intent": bool}
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, object]]:
@@ -83,12 +90,73 @@ def parse_variant(text: str) -> tuple[str, dict[str, object]]:
     return name, kwargs
 
 
-def make_variant(name: str, variants: dict[str, dict[str, object]]) -> SearchBot:
-    """``hard``, ``expert`` (as shipped) or a named variant of the expert."""
+class _SeesEveryHand:
+    """The true hands of a deal's rounds, for a bot that sees every hand: the bound of what
+    better inference of the hidden dice could buy (issue 19's perfect-knowledge gap).
+
+    The benchmark knows them because a deal's draws are seeded by (seed, deal, round)
+    (:func:`deal_rng`); the hands still held are those drawn less the dice rolled."""
+
+    def __init__(self, seed: int, deal: int) -> None:
+        self.seed = seed
+        self.deal = deal
+
+    def hands(self, view: SeatView) -> list[Hand]:
+        config = GameConfig(view.players, view.dice_set, view.variant, first_starter_of(view))
+        state = GameState.at_round(config, view.round_no, list(view.totals))
+        drawn = draw_hands(state, deal_rng(self.seed, self.deal, "draw", view.round_no))
+        counts = [list(h.counts) for h in drawn]
+        for trick in view.round_tricks:
+            for roll in trick:
+                counts[roll.seat][view.dice_set.kind(roll.kind).index] -= 1
+        hands = [view.dice_set.hand_of_counts(c) for c in counts]
+        if hands[view.own_seat].counts != view.hand.counts:
+            raise RuntimeError("the deal's hands do not match the view: not this deal's game")
+        return hands
+
+
+def sighted(base: type[SearchBot], truth: _SeesEveryHand, kwargs: dict[str, object],
+            bids: bool = True, plays: bool = True) -> SearchBot:
+    """``base`` whose sampled worlds are the true deal: to bid (``bids``), to play
+    (``plays``) or both.
+
+    Seeing the hands only to play bounds what inference can buy: a bid is made before
+    anything about the others' dice is public (R6), so no inference helps there."""
+
+    class Sighted(base):  # type: ignore[valid-type,misc]
+        def _sample_world(self, view: SeatView, rng: random.Random, strength: Strength,
+                          unseen: Unseen | None = None) -> list[Hand]:
+            if not plays:
+                return cast(list[Hand], super()._sample_world(view, rng, strength, unseen))
+            return truth.hands(view)
+
+        def bid_world(self, view: SeatView) -> Callable[[Unseen, random.Random], list[Hand]] | None:
+            if not bids:
+                return None
+            hands = truth.hands(view)
+            return lambda unseen, rng: hands
+
+    return cast(SearchBot, Sighted(**kwargs))
+
+
+def make_variant(name: str, variants: dict[str, dict[str, object]], seed: int = 0,
+                 deal: int = 0) -> SearchBot:
+    """``hard``, ``expert`` (as shipped), ``perfect`` / ``perfect-expert`` (``hard`` / the
+    expert seeing every hand of deal ``deal`` of ``seed``), ``perfect-play`` /
+    ``perfect-bid`` (the expert seeing them only to play / only to bid) or a named variant
+    of the expert."""
     if name == "hard":
         return HardBot()
     if name == "expert":
         return ExpertBot()
+    if name == "perfect":
+        return sighted(HardBot, _SeesEveryHand(seed, deal), {})
+    if name == "perfect-expert":
+        return sighted(ExpertBot, _SeesEveryHand(seed, deal), {})
+    if name == "perfect-play":
+        return sighted(ExpertBot, _SeesEveryHand(seed, deal), {}, bids=False)
+    if name == "perfect-bid":
+        return sighted(ExpertBot, _SeesEveryHand(seed, deal), {}, plays=False)
     return ExpertBot(**variants[name])  # type: ignore[arg-type]
 
 
@@ -120,7 +188,7 @@ def play_game(lineup: Sequence[str], variants: dict[str, dict[str, object]], see
     shift = index % PLAYERS
     names = list(lineup[shift:]) + list(lineup[:shift])
     deal = index // PLAYERS
-    bots = [_Watched(make_variant(n, variants)) for n in names]
+    bots = [_Watched(make_variant(n, variants, seed, deal)) for n in names]
     starter = deal_rng(seed, deal, "starter", 0).randrange(PLAYERS)
     config = GameConfig(PLAYERS, load_dice_set("mino"), Variant.STANDARD, starter)
     players: list[Bot] = list(bots)
@@ -140,7 +208,36 @@ def play_game(lineup: Sequence[str], variants: dict[str, dict[str, object]], see
     return row
 
 
-def report(rows: list[dict[str, object]], seed: int) -> None:
+def pooled(saved: Sequence[dict[str, object]]
+           ) -> list[tuple[str, list[int], list[dict[str, object]]]]:
+    """The saved games grouped by line-up and variants, whatever their seed: per group its
+    name, its seeds, and its games renumbered so that the deals of each seed follow those
+    of the one before (a deal of a seed stays one sample; no two seeds share a number).
+
+    >>> run = {"lineup": ["a", "b"], "variants": {}}
+    >>> rows = [{"run": {**run, "seed": 5}, "index": i} for i in (0, 1, 4)]
+    >>> rows += [{"run": {**run, "seed": 7}, "index": i} for i in (0, 3)]
+    >>> [(name, seeds, [r["index"] for r in rs]) for name, seeds, rs in pooled(rows)]
+    [('a, b {}', [5, 7], [0, 1, 4, 8, 11])]
+    """
+    groups: dict[str, dict[int, list[dict[str, object]]]] = {}
+    for row in saved:
+        run = cast("dict[str, object]", row["run"])
+        name = f"{', '.join(cast('list[str]', run['lineup']))} {run['variants']}"
+        groups.setdefault(name, {}).setdefault(int(str(run["seed"])), []).append(row)
+    out = []
+    for name, by_seed in groups.items():
+        rows: list[dict[str, object]] = []
+        offset = 0
+        for seed_rows in by_seed.values():
+            indices = [int(str(r["index"])) for r in seed_rows]
+            rows += [{**r, "index": i + offset} for r, i in zip(seed_rows, indices, strict=True)]
+            offset += (max(indices) // PLAYERS + 1) * PLAYERS
+        out.append((name, list(by_seed), rows))
+    return out
+
+
+def report(rows: list[dict[str, object]], seed: int | None) -> None:
     """The figures of the whole deals among ``rows``."""
     by_deal: dict[int, list[dict[str, object]]] = {}
     for row in rows:
@@ -227,12 +324,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=None, help="default: a fresh one")
     parser.add_argument("--save", type=Path, default=None,
                         help="append every finished game (JSON lines) here")
-    parser.add_argument("--report", type=Path, default=None,
-                        help="play nothing: the figures of the games saved in this file")
+    parser.add_argument("--report", type=Path, default=None, nargs="+",
+                        help="play nothing: the figures of the games saved in these files")
+    parser.add_argument("--pool", action="store_true",
+                        help="with --report: one report for the runs of the same line-up and "
+                             "variants on different seeds (each seed's deal one sample)")
     args = parser.parse_args()
     if args.report is not None:
-        saved = [json.loads(line) for line in
-                 args.report.read_text(encoding="utf-8").splitlines()]
+        saved = [json.loads(line) for path in args.report
+                 for line in path.read_text(encoding="utf-8").splitlines()]
+        if args.pool:
+            for lineup, seeds, games in pooled(saved):
+                print(f"lineup {lineup}, seeds {', '.join(map(str, seeds))} pooled")
+                report(games, None)
+            return
         for line in dict.fromkeys(json.dumps(r["run"]) for r in saved):
             run = json.loads(line)
             print(f"lineup {', '.join(run['lineup'])}, variants {run['variants']}")
@@ -240,9 +345,10 @@ def main() -> None:
         return
     variants = dict(parse_variant(v) for v in args.variant)
     lineup = args.lineup.split(",")
-    unknown = [n for n in lineup if n not in ("hard", "expert") and n not in variants]
+    unknown = [n for n in lineup if n not in BUILT_IN and n not in variants]
     if len(lineup) != PLAYERS or unknown:
-        sys.exit(f"--lineup: four names of hard, expert or a --variant (unknown: {unknown})")
+        sys.exit(f"--lineup: four names of {', '.join(BUILT_IN)} or a --variant "
+                 f"(unknown: {unknown})")
     seed = secrets.randbelow(10**9) if args.seed is None else args.seed
     run = {"lineup": lineup, "variants": variants, "seed": seed}
     print(f"seed {seed} (repeat with --seed {seed}); lineup {lineup}; variants {variants}",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -16,10 +17,11 @@ from hypothesis import strategies as st
 from benchmark_scripts import load_benchmark
 from minodice.bots.expert import ExpertBot, hard_model, spread_after, win_chance
 from minodice.bots.loading import make_bot
+from minodice.bots.protocol import Bot, BotError
 from minodice.bots.sampling import Unseen
 from minodice.bots.search import HardBot, SearchBot, round_value
 from minodice.bots.strength import ExpectedScorePolicy, strength_of
-from minodice.core.actions import Bid, Roll
+from minodice.core.actions import Action, Bid, Roll
 from minodice.core.dice import Hand, load_dice_set
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig, GameState
@@ -404,3 +406,64 @@ def test_a_bid_may_weigh_more_worlds_than_a_die(monkeypatch: pytest.MonkeyPatch)
         assert len(drawn) == cap
     bot = ExpertBot(bid_budget=42000, bid_max_samples=600)
     assert bot._samples(bot.play_budget, 1) == bot.max_samples == 200
+
+
+# -- the perfect-knowledge bound (benchmarks/expert_variants.py, 2026-12-02) --------------
+
+
+class _Checking:
+    """A random player that asks the benchmark's all-seeing oracle for every hand at each
+    of its decisions, and keeps what it said of its own hand and of the whole table."""
+
+    def __init__(self, truth: object) -> None:
+        self.truth = truth
+        self.seen: list[tuple[Hand, Hand, int]] = []  # (oracle's own hand, view's, dice)
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        hands = self.truth.hands(view)  # type: ignore[attr-defined]
+        rolled = sum(len(trick) for trick in view.round_tricks)
+        self.seen.append((hands[view.own_seat], view.hand,
+                          sum(h.size for h in hands) + rolled))
+        return legal[int(rng.random() * len(legal))]
+
+
+def test_the_all_seeing_bound_sees_the_hands_the_game_really_dealt() -> None:
+    # The bound of what inference could buy is only a bound if the bot that "sees every
+    # hand" sees the right ones: at every decision of every seat of a benchmark game, the
+    # oracle's hand for that seat is the one the engine gave it, and the hands it gives
+    # plus the dice rolled are the whole round's draw (r dice a seat).
+    bench = load_benchmark("expert_variants")
+    from minodice.play.match import play_bot_game
+
+    seed, deal = 4242, 3
+    checking = [_Checking(bench._SeesEveryHand(seed, deal)) for _ in range(4)]
+    bots: list[Bot] = list(checking)
+    config = GameConfig(4, DS, Variant.STANDARD, 1)
+    play_bot_game(config, bots, ["a", "b", "c", "d"], seed, deal, "check")
+    seen = [s for bot in checking for s in bot.seen]
+    assert len(seen) > 100
+    assert all(mine.counts == real.counts for mine, real, _ in seen)
+    assert {total % 4 for *_, total in seen} == {0}
+    # Another deal's hands are not this game's: the oracle refuses to answer.
+    other = bench._SeesEveryHand(seed, deal + 1)
+    wrong = _Checking(other)
+    with pytest.raises(BotError, match="do not match the view"):
+        play_bot_game(config, [wrong, *bots[1:]], ["a", "b", "c", "d"], seed, deal, "x")
+
+
+def test_a_bid_can_be_searched_in_worlds_given_to_it() -> None:
+    # ``draw_hands`` replaces the bid search's sampler (the bound's bot gives the true
+    # hands): every world it plays out is one it drew.
+    from minodice.bots.search import evaluate_bids
+
+    seat_view = last_round_view([0, 0, 0, 0], "red,griffin,gray", round_no=3)
+    calls: list[list[Hand]] = []
+
+    def draw(unseen: Unseen, rng: random.Random) -> list[Hand]:
+        hands = unseen.sample(rng)
+        calls.append(hands)
+        return hands
+
+    evaluation = evaluate_bids(seat_view, random.Random(1), 12, draw_hands=draw)
+    assert len(calls) == evaluation.samples == 12
+    assert all(h[seat_view.own_seat].counts == seat_view.hand.counts for h in calls)

@@ -153,3 +153,53 @@ def test_draw_probabilities_still_exact_for_the_advisor_hands() -> None:
     assert sum(p for _, p in outcomes) == Fraction(1)
     assert all(isinstance(o, Hand) for o, _ in outcomes)
     assert any(isinstance(a, Bid) for a in (Bid(0),))
+
+
+# -- the chance of taking a trick, knowing more than the whole set's odds -----------------
+
+ALL_SPECIALS = sum(k.count << (4 * k.index) for k in MINO.kinds[:3])
+
+
+def test_the_given_row_without_knowledge_is_the_whole_sets() -> None:
+    s = strength_of(MINO)
+    assert [k.name for k in MINO.kinds[:3]] == ["minotaur", "griffin", "mermaid"]
+    assert s.special_mask == 0xFFF
+    for later in range(4):
+        for given in ((None, None), (ALL_SPECIALS, None)):
+            assert s.p_win_row_given(0, 0, True, later, *given) == pytest.approx(
+                s.p_win_row(0, 0, True, later))
+
+
+def test_a_griffin_is_safer_once_the_minotaur_is_seen() -> None:
+    # A griffin symbol is taken only by the minotaur or a later griffin (R10): with the
+    # minotaur in the roller's hand or rolled, the players after it take it less often.
+    s = strength_of(MINO)
+    griffin = MINO.kind("griffin").index
+    minotaur_seen = ALL_SPECIALS - 1  # the minotaur's count (kind 0) taken off
+    out = s.p_win_row_given(0, 0, True, 3, ALL_SPECIALS, None)[griffin]
+    seen = s.p_win_row_given(0, 0, True, 3, minotaur_seen, None)[griffin]
+    assert seen > out
+
+
+def test_players_who_need_tricks_make_a_trick_harder_to_keep() -> None:
+    s = strength_of(MINO)
+    red = MINO.kind("red").index
+    hungry = s.p_win_row_given(0, 0, True, 3, None, 0b111)[red]
+    sated = s.p_win_row_given(0, 0, True, 3, None, 0b000)[red]
+    plain = s.p_win_row(0, 0, True, 3)[red]
+    assert hungry < plain < sated
+
+
+@pytest.mark.parametrize("flags", [{"intent": True}, {"unseen_specials": True},
+                                   {"intent": True, "unseen_specials": True}])
+def test_a_search_with_the_knowing_play_outs_plays_whole_games(flags: dict[str, bool]) -> None:
+    from minodice.bots.expert import ExpertBot
+    from minodice.bots.protocol import Bot
+    from minodice.play.match import play_bot_game
+
+    config = GameConfig(3, MINO, Variant.STANDARD, 0)
+    bots: list[Bot] = [ExpertBot(play_budget=300, bid_budget=600, **flags), MediumBot(),
+                       EasyBot()]
+    state, _ = play_bot_game(config, bots, ["x", "m", "e"], 5, 0, "knowing")
+    assert state.is_terminal()
+    assert len(state.rounds) == 8

@@ -86,6 +86,24 @@ a game more ([-9.8, +29.5]) and won 0.156 more games a game ([+0.030, +0.282]), 
 of a second fresh seed (126033479) 5.4 less ([-22.3, +11.5]) and 0.033 fewer ([-0.140,
 +0.074]): not confirmed, ``smart_others`` stays on.
 
+What knowing the hidden dice would buy (2026-12-02, session 11, 40 deals over two fresh
+seeds, ``expert-2026-12-02-s11-perfect-knowledge.txt``): the expert whose sampled worlds are
+the true deal wins 0.303 ± 0.034 of games against three ``hard`` (+18.4 points a game, 95%
+[+5.8, +31.0], 58.2% of bids made) — below 0.35 and 65% even so; seeing the hands only to
+play, more than any inference could give since a bid is made before anything about the
+others' dice is public (R6), it wins 0.255 ± 0.030 (-1.4 points, [-13.8, +11.0], 54.4%).
+Better beliefs over the hidden dice are worth at most about 11 points a game here; what is
+missing must come from the search's own play and bids.
+
+So its play-outs' policy, two ways (options, off; ``expert-2026-12-02-s11-knowing-playouts.txt``,
+three tuning seeds of 40 deals): ``intent``, the players after it in a trick taken to play
+towards their bids (:meth:`~minodice.bots.strength.Strength.p_win_row_given`), scored +5.8
+and +9.4 points a game more than the expert (95% [-6.9, +18.5], [-5.3, +24.1]);
+``unseen_specials``, the later dice drawn from the special dice not yet seen, +11.5 ([-3.1,
++26.1], one seed); on the third seed the two and both together were within 1.2 points of
+each other and 8-9 below ``hard``. Nothing significant, nothing near the 25 points a game
+that 0.35 needs: left off.
+
 *A model of hard* (``opponent_model``): it can infer the others' hidden dice from a model
 of ``hard`` measured on ``hard``'s self-play (:class:`OpponentModel`, fitted by
 ``scripts/fit_hard_model.py`` and shipped as ``bots/data/hard-model.json``), where
@@ -230,11 +248,13 @@ class ExpertBot(SearchBot):
                  spite: float = 0.25, made_bonus: float = 50.0,
                  standings_points: float = 150.0, hard_bids: bool = False,
                  world_tries: int = 4, world_candidates: int = 8,
-                 bid_max_samples: int | None = None) -> None:
+                 bid_max_samples: int | None = None, unseen_specials: bool = False,
+                 intent: bool = False) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
                          smart_others=smart_others, min_samples=min_samples, spite=spite,
                          world_tries=world_tries, world_candidates=world_candidates,
-                         bid_max_samples=bid_max_samples)
+                         bid_max_samples=bid_max_samples, unseen_specials=unseen_specials,
+                         intent=intent)
         self.endgame_rounds = endgame_rounds
         self.opponent_model = opponent_model
         self.made_bonus = made_bonus

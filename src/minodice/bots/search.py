@@ -39,7 +39,7 @@ from minodice.bots.strength import (
     strength_of,
 )
 from minodice.core.actions import Action, Bid
-from minodice.core.dice import Hand
+from minodice.core.dice import KIND_BITS, Hand
 from minodice.core.state import CHANCE, GameState
 from minodice.core.view import SeatView
 from minodice.core.world import world_from_view
@@ -47,11 +47,16 @@ from minodice.core.world import world_from_view
 
 def playout(state: GameState, rng: random.Random, strength: Strength,
             power: tuple[float, ...], policy: ExpectedScorePolicy | None = None,
-            smart_seats: frozenset[int] = frozenset()) -> None:
+            smart_seats: frozenset[int] = frozenset(), unseen_specials: bool = False,
+            intent: bool = False) -> None:
     """Play the round in ``state`` (bids all in) to its end.
 
     Seats in ``smart_seats`` play by the expected-score ``policy``, the others by the
-    plain heuristic of :func:`choose_kind`.
+    plain heuristic of :func:`choose_kind`. With ``unseen_specials`` the policy's chance
+    of taking the trick counts only the special dice its player has not seen (neither in
+    its hand nor rolled: the others' hands and the bag, :meth:`Strength.p_win_row_given`)
+    instead of the whole set's; with ``intent`` it takes the players after it to play
+    towards their bids (:meth:`Strength.p_win_row_given`).
     """
     log = state.rounds[-1]
     rand = rng.random
@@ -61,6 +66,8 @@ def playout(state: GameState, rng: random.Random, strength: Strength,
     bids = state.bids
     hands = state.hands
     round_no = state.round_no
+    special_mask = strength.special_mask
+    bag_specials = sum(c << (KIND_BITS * k) for k, c in enumerate(state.bag)) & special_mask
     while log.points is None:
         if state.current_player == CHANCE:  # a die chosen before the play-out: roll it
             state.apply_chance(state.sample_chance(rng))
@@ -72,8 +79,25 @@ def playout(state: GameState, rng: random.Random, strength: Strength,
         player = state.current_player
         rolled = state.rolled
         if policy is not None and player in smart_seats:
-            row = strength.p_win_row(state.symbol_mask, state.best_number, rolled == 0,
-                                     n - 1 - rolled)
+            later = n - 1 - rolled
+            if intent or unseen_specials:
+                needing: int | None = None
+                if intent:
+                    needing = 0
+                    for i in range(later):
+                        other = (player + 1 + i) % n
+                        if bids[other] > state.tricks_won[other]:
+                            needing |= 1 << i
+                out: int | None = None
+                if unseen_specials:
+                    out = bag_specials - (hands[player] & special_mask)
+                    for h in hands:
+                        out += h & special_mask
+                row = strength.p_win_row_given(state.symbol_mask, state.best_number,
+                                               rolled == 0, later, out, needing)
+            else:
+                row = strength.p_win_row(state.symbol_mask, state.best_number, rolled == 0,
+                                         later)
             kind = policy.choose(kinds, hands[player], row, bids[player],
                                  state.tricks_won[player], round_no)
         else:
@@ -139,6 +163,9 @@ def evaluate_bids(
     announced: Sequence[int | None] | None = None,
     value_of: OutcomeValue | None = None,
     others_offset: float = 0.0,
+    draw_hands: Callable[[Unseen, random.Random], list[Hand]] | None = None,
+    unseen_specials: bool = False,
+    intent: bool = False,
 ) -> BidEvaluation:
     """Simulate the round ``samples`` times for each candidate bid of ``view.seat``.
 
@@ -147,6 +174,8 @@ def evaluate_bids(
     that announces them in turn): those seats play for them instead of a heuristic bid.
     ``value_of`` scores a play-out (default: :func:`round_value` with ``spite``).
     ``others_offset``: the others bid their hand's expected tricks plus this, rounded.
+    ``draw_hands`` draws each world's hands (default: :meth:`Unseen.sample`, every deal of
+    the unseen dice that fits the view equally likely).
     """
     strength = strength_of(view.dice_set)
     power = strength.power(view.players)
@@ -161,7 +190,7 @@ def evaluate_bids(
             return round_value(points, seat, spite)
     unseen = Unseen(view)
     for _ in range(samples):
-        hands = unseen.sample(rng)
+        hands = unseen.sample(rng) if draw_hands is None else draw_hands(unseen, rng)
         world = world_from_view(view, hands)
         others = heuristic_bids(strength, hands, view.players, r, others_offset)
         if announced is not None:
@@ -172,7 +201,8 @@ def evaluate_bids(
             for s in range(view.players):
                 if state.bids[s] < 0:
                     state.apply(Bid(b if s == seat else others[s]), seat=s)
-            playout(state, random.Random(seed), strength, power, policy, smart_seats)
+            playout(state, random.Random(seed), strength, power, policy, smart_seats,
+                    unseen_specials, intent)
             log = state.rounds[0]
             assert log.points is not None
             value[b] += value_of(log.points)
@@ -210,8 +240,16 @@ class SearchBot:
         world_tries: int = 4,
         policy_fit: float = 0.1,
         bid_max_samples: int | None = None,
+        unseen_specials: bool = False,
+        intent: bool = False,
     ) -> None:
         self.play_budget = play_budget
+        #: In its play-outs, the expected-score players take those after them in a trick
+        #: to play towards their bids (:func:`playout`).
+        self.intent = intent
+        #: In its play-outs, the expected-score players count only the special dice they
+        #: have not seen (:func:`playout`).
+        self.unseen_specials = unseen_specials
         self.bid_budget = bid_budget
         self.min_samples = min_samples
         self.max_samples = max_samples
@@ -270,7 +308,10 @@ class SearchBot:
         policy, smart = self.policy_for(view)
         evaluation = evaluate_bids(view, rng, samples, candidates, self.spite, policy, smart,
                                    value_of=self.outcome_value(view),
-                                   others_offset=self.others_bid_offset(view))
+                                   others_offset=self.others_bid_offset(view),
+                                   draw_hands=self.bid_world(view),
+                                   unseen_specials=self.unseen_specials,
+                                   intent=self.intent)
         bid = evaluation.best()
         self.last_bid_forecast = evaluation.tricks[bid][bid] / evaluation.samples
         self.last_bid_short = sum(evaluation.tricks[bid][:bid]) / evaluation.samples
@@ -290,7 +331,9 @@ class SearchBot:
         policy, smart = self.policy_for(view)
         evaluation = evaluate_bids(view, rng, samples, [bid], self.spite, policy, smart,
                                    value_of=self.outcome_value(view),
-                                   others_offset=self.others_bid_offset(view))
+                                   others_offset=self.others_bid_offset(view),
+                                   unseen_specials=self.unseen_specials,
+                                   intent=self.intent)
         return evaluation.tricks[bid][bid] / samples
 
     def _sample_world(self, view: SeatView, rng: random.Random, strength: Strength,
@@ -322,6 +365,12 @@ class SearchBot:
         """How well a candidate world explains the rolls so far: the others taken to play
         the plain heuristic, a roll it would not have made counting ``policy_fit``."""
         return unseen.policy_likelihood(hands, strength, self.policy_fit)
+
+    def bid_world(self, view: SeatView) -> Callable[[Unseen, random.Random], list[Hand]] | None:
+        """How its bidding play-outs draw the hidden hands (None: :meth:`Unseen.sample`); a
+        benchmark's bot that sees every hand, the bound of what inference can buy, returns
+        the true ones."""
+        return None
 
     def others_bid_offset(self, view: SeatView) -> float:
         """How far above their hand's expected tricks this bot takes the others to bid in
@@ -362,7 +411,8 @@ class SearchBot:
             for j, action in enumerate(legal):
                 state = world.clone()
                 state.apply(action, seat=seat)
-                playout(state, random.Random(seed), strength, power, policy, smart)
+                playout(state, random.Random(seed), strength, power, policy, smart,
+                        self.unseen_specials, self.intent)
                 log = state.rounds[0]
                 assert log.points is not None
                 value[j] += value_of(log.points)
