@@ -34,6 +34,20 @@ DUCKING_FACTOR = 0.5
 Hold = tuple[str, int, int]
 
 
+def _take_over_from(hold: Hold, mix: dict[int, float]) -> float:
+    """Chance that one later die, showing face ``code`` with chance ``mix[code]``, takes the
+    trick from ``hold`` (R10)."""
+    p = 0.0
+    for code, q in mix.items():
+        if code >= SYMBOL_BASE:
+            role = code - SYMBOL_BASE
+            if hold[0] != "sym" or WINNING_ROLE[hold[1] | (1 << role)] == role:
+                p += q
+        elif code > FLAG and hold[0] != "sym" and (hold[0] == "flag" or code >= hold[1]):
+            p += q
+    return p
+
+
 class Strength:
     """Probability tables for one dice set (memoised; pure)."""
 
@@ -66,15 +80,7 @@ class Strength:
         found = self._take.get(hold)
         if found is not None:
             return found
-        p = 0.0
-        for code, q in self.face_mix.items():
-            if code >= SYMBOL_BASE:
-                role = code - SYMBOL_BASE
-                if hold[0] != "sym" or WINNING_ROLE[hold[1] | (1 << role)] == role:
-                    p += q
-            elif code > FLAG and hold[0] != "sym" and (hold[0] == "flag" or code >= hold[1]):
-                p += q
-        self._take[hold] = p
+        p = self._take[hold] = _take_over_from(hold, self.face_mix)
         return p
 
     @staticmethod
@@ -140,15 +146,7 @@ class Strength:
         found = self._unseen_take.get(key)
         if found is not None:
             return found
-        p = 0.0
-        for code, q in self.unseen_mix(specials).items():
-            if code >= SYMBOL_BASE:
-                role = code - SYMBOL_BASE
-                if hold[0] != "sym" or WINNING_ROLE[hold[1] | (1 << role)] == role:
-                    p += q
-            elif code > FLAG and hold[0] != "sym" and (hold[0] == "flag" or code >= hold[1]):
-                p += q
-        self._unseen_take[key] = p
+        p = self._unseen_take[key] = _take_over_from(hold, self.unseen_mix(specials))
         return p
 
     def p_win_row_given(self, mask: int, best: int, empty: bool, later: int,
