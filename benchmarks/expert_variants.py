@@ -51,7 +51,12 @@ from minodice.core.view import SeatView
 from minodice.core.world import first_starter_of
 from minodice.play.match import GameResult, deal_rng, made_by_round, play_bot_game
 from minodice.play.table import draw_hands
-from minodice.play.tournament import paired_differences, percentile, summarize_games
+from minodice.play.tournament import (
+    estimate_over_deals,
+    paired_differences,
+    percentile,
+    summarize_games,
+)
 
 PLAYERS = 4
 #: The line-up's names that need no ``--variant``.
@@ -237,6 +242,53 @@ def pooled(saved: Sequence[dict[str, object]]
     return out
 
 
+def margins_over_hard(saved: Sequence[dict[str, object]]) -> dict[tuple[int, int], float]:
+    """Per (seed, deal) of whole deals: the mean, over the deal's games, of the one bot
+    that is not ``hard``'s score minus the ``hard`` seats' mean (tables of one bot against
+    three ``hard``)."""
+    margins: dict[tuple[int, int], list[float]] = {}
+    for row in saved:
+        run = cast("dict[str, object]", row["run"])
+        names = cast("list[str]", row["seat_bots"])
+        totals = cast("list[int]", row["totals"])
+        others = [i for i, n in enumerate(names) if n != "hard"]
+        if len(others) != 1:
+            raise ValueError(f"not one bot against hard: {names}")
+        hard = [t for n, t in zip(names, totals, strict=True) if n == "hard"]
+        key = (int(str(run["seed"])), int(str(row["index"])) // PLAYERS)
+        margins.setdefault(key, []).append(totals[others[0]] - statistics.mean(hard))
+    return {k: statistics.mean(v) for k, v in margins.items() if len(v) == PLAYERS}
+
+
+def across_runs(first: Sequence[dict[str, object]], second: Sequence[dict[str, object]]
+                ) -> str:
+    """Two bots each measured against three ``hard`` in runs of their own on the same
+    deals: the first's margin over ``hard`` minus the second's, paired deal by deal, with
+    its 95% interval over the deals both runs finished.
+
+    >>> def game(bot, seed, index, score):
+    ...     return {"run": {"seed": seed}, "index": index, "seat_bots": [bot] + ["hard"] * 3,
+    ...             "totals": [score, 10, 20, 30]}
+    >>> a = [game("x", 1, i, 40 + 10 * (i // 4)) for i in range(8)]
+    >>> b = [game("y", 1, i, 20) for i in range(8)]
+    >>> across_runs(a, b)
+    '2 deals: x - y = +25.0 points a game, 95% [-38.5, +88.5]'
+    """
+    a, b = margins_over_hard(first), margins_over_hard(second)
+    both = sorted(set(a) & set(b))
+    if len(both) < 2:
+        return f"{len(both)} deals in both runs: no interval (that needs 2)"
+    diffs = [a[k] - b[k] for k in both]
+    name = {}
+    for label, rows in (("first", first), ("second", second)):
+        names = cast("list[str]", rows[0]["seat_bots"])
+        name[label] = next(n for n in names if n != "hard")
+    e = estimate_over_deals(diffs, [1.0] * len(diffs))
+    assert e.ci95 is not None
+    return (f"{len(both)} deals: {name['first']} - {name['second']} = {e.mean:+.1f} points a "
+            f"game, 95% [{e.ci95[0]:+.1f}, {e.ci95[1]:+.1f}]")
+
+
 def report(rows: list[dict[str, object]], seed: int | None) -> None:
     """The figures of the whole deals among ``rows``."""
     by_deal: dict[int, list[dict[str, object]]] = {}
@@ -329,7 +381,17 @@ def main() -> None:
     parser.add_argument("--pool", action="store_true",
                         help="with --report: one report for the runs of the same line-up and "
                              "variants on different seeds (each seed's deal one sample)")
+    parser.add_argument("--against", type=Path, default=None, nargs="+",
+                        help="with --report (one bot against three hard): that bot's margin "
+                             "over hard minus the margin of the bot saved in these files, on "
+                             "the deals both played")
     args = parser.parse_args()
+    if args.report is not None and args.against is not None:
+        first, second = ([json.loads(line) for path in paths
+                          for line in path.read_text(encoding="utf-8").splitlines()]
+                         for paths in (args.report, args.against))
+        print(across_runs(first, second))
+        return
     if args.report is not None:
         saved = [json.loads(line) for path in args.report
                  for line in path.read_text(encoding="utf-8").splitlines()]

@@ -91,9 +91,11 @@ seeds, ``expert-2026-12-02-s11-perfect-knowledge.txt``): the expert whose sample
 the true deal wins 0.303 ± 0.034 of games against three ``hard`` (+18.4 points a game, 95%
 [+5.8, +31.0], 58.2% of bids made) — below 0.35 and 65% even so; seeing the hands only to
 play, more than any inference could give since a bid is made before anything about the
-others' dice is public (R6), it wins 0.255 ± 0.030 (-1.4 points, [-13.8, +11.0], 54.4%).
-Better beliefs over the hidden dice are worth at most about 11 points a game here; what is
-missing must come from the search's own play and bids.
+others' dice is public (R6), it wins 0.255 ± 0.030 (-1.4 points, [-13.8, +11.0], 54.4%),
+and on the same deals scores 10.9 points a game less than the expert itself ([-28.1, +6.4];
+the expert there: 0.256 ± 0.036, +9.5 points). Better beliefs over the hidden dice are worth
+at most about 6 points a game here; what is missing must come from the search's own play and
+bids.
 
 So its play-outs' policy, two ways (options, off; ``expert-2026-12-02-s11-knowing-playouts.txt``,
 three tuning seeds of 40 deals): ``intent``, the players after it in a trick taken to play
