@@ -105,7 +105,8 @@ and +9.4 points a game more than the expert (95% [-6.9, +18.5], [-5.3, +24.1]);
 +26.1], one seed); on the third seed the two and both together were within 1.2 points of
 each other and 8-9 below ``hard``. Nothing significant, nothing near the 25 points a game
 that 0.35 needs: left off. Nor the standings from the first round (``endgame_rounds=8``):
-+5.8 points a game ([-9.3, +20.9]), win share 0.253 against 0.231, one tuning seed.
++5.8 points a game ([-9.3, +20.9]), win share 0.253 against 0.231, one tuning seed; all
+three together +0.8 ([-14.5, +16.2]), win share 0.209 against 0.275.
 
 *A model of hard* (``opponent_model``): it can infer the others' hidden dice from a model
 of ``hard`` measured on ``hard``'s self-play (:class:`OpponentModel`, fitted by
