@@ -67,7 +67,8 @@ def playout(state: GameState, rng: random.Random, strength: Strength,
     hands = state.hands
     round_no = state.round_no
     special_mask = strength.special_mask
-    bag_specials = sum(c << (KIND_BITS * k) for k, c in enumerate(state.bag)) & special_mask
+    bag_specials = (sum(c << (KIND_BITS * k) for k, c in enumerate(state.bag)) & special_mask
+                    if unseen_specials else 0)
     while log.points is None:
         if state.current_player == CHANCE:  # a die chosen before the play-out: roll it
             state.apply_chance(state.sample_chance(rng))
