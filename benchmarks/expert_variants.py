@@ -67,7 +67,7 @@ ARGUMENTS = {"endgame_rounds": int, "smart_others": bool, "play_budget": int,
              "spite": float, "made_bonus": float, "standings_points": float,
              "hard_bids": bool, "world_tries": int, "world_candidates": int,
              "bid_max_samples": int, "unseen_specials": bool,
-             "intent": bool}
+             "intent": bool, "smart_self": bool}
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, object]]:

@@ -106,7 +106,11 @@ and +9.4 points a game more than the expert (95% [-6.9, +18.5], [-5.3, +24.1]);
 each other and 8-9 below ``hard``. Nothing significant, nothing near the 25 points a game
 that 0.35 needs: left off. Nor the standings from the first round (``endgame_rounds=8``):
 +5.8 points a game ([-9.3, +20.9]), win share 0.253 against 0.231, one tuning seed; all
-three together +0.8 ([-14.5, +16.2]), win share 0.209 against 0.275.
+three together +0.8 ([-14.5, +16.2]), win share 0.209 against 0.275. Its own seat played
+by the plain heuristic in its play-outs (``smart_self=False``): +17.5 ([+1.1, +33.9]) on
+the seed it was tried on, then -2.1 ([-19.2, +14.9]) on a fresh one and 0.246 ± 0.033 of
+wins against three ``hard`` on another (``expert-2026-12-02-s11-plainself.txt``): not
+confirmed, left off.
 
 *A model of hard* (``opponent_model``): it can infer the others' hidden dice from a model
 of ``hard`` measured on ``hard``'s self-play (:class:`OpponentModel`, fitted by
@@ -253,9 +257,10 @@ class ExpertBot(SearchBot):
                  standings_points: float = 150.0, hard_bids: bool = False,
                  world_tries: int = 4, world_candidates: int = 8,
                  bid_max_samples: int | None = None, unseen_specials: bool = False,
-                 intent: bool = False) -> None:
+                 intent: bool = False, smart_self: bool = True) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
-                         smart_others=smart_others, min_samples=min_samples, spite=spite,
+                         smart_others=smart_others, smart_self=smart_self,
+                         min_samples=min_samples, spite=spite,
                          world_tries=world_tries, world_candidates=world_candidates,
                          bid_max_samples=bid_max_samples, unseen_specials=unseen_specials,
                          intent=intent)
