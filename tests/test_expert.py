@@ -301,6 +301,11 @@ def test_the_expert_passes_its_spite_and_sample_floor_to_the_search() -> None:
     assert bot.spite == 0.0
     assert (bot.world_tries, bot.world_candidates) == (10, 16)
     assert bot._samples(bot.play_budget, 10**6) == 30
+    # Its own seat plain in its play-outs (measured 2026-12-02, left off): the others
+    # still play the expected-score policy there, its own seat no longer does.
+    seat_view = last_round_view([0, 0, 0, 0], "red,griffin,gray", round_no=3)
+    assert ExpertBot().policy_for(seat_view)[1] == frozenset({0, 1, 2, 3})
+    assert ExpertBot(smart_self=False).policy_for(seat_view)[1] == frozenset({1, 2, 3})
 
 
 def test_by_default_the_expert_weighs_a_win_beside_the_points_in_the_last_two_rounds() -> None:
