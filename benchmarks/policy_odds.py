@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import minodice.bots.strength as strength_module
 from minodice.bots.heuristic import MediumBot, trick_summary
 from minodice.bots.protocol import Bot
+from minodice.bots.sampling import unseen_counts
 from minodice.core.actions import Action, Roll
 from minodice.core.dice import KIND_BITS, load_dice_set
 from minodice.core.rules import Variant
@@ -58,12 +59,7 @@ class KnowingMedium(MediumBot):
                 if (view.bids[seat] or 0) > view.tricks_won[seat]:
                     needing |= 1 << i
         else:  # what it has not seen: the set less its hand and the round's rolls
-            ds = view.dice_set
-            counts = [k.count - view.hand.counts[k.index] for k in ds.kinds]
-            for trick in view.round_tricks:
-                for roll in trick:
-                    counts[ds.kind(roll.kind).index] -= 1
-            specials = sum(c << (KIND_BITS * i) for i, c in enumerate(counts))
+            specials = sum(c << (KIND_BITS * i) for i, c in enumerate(unseen_counts(view)))
             specials &= strength.special_mask
         mask, best, empty = trick_summary(view)
         row = strength.p_win_row_given(mask, best, empty, later, specials, needing)
