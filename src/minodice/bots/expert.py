@@ -112,6 +112,15 @@ the seed it was tried on, then -2.1 ([-19.2, +14.9]) on a fresh one and 0.246 ±
 wins against three ``hard`` on another (``expert-2026-12-02-s11-plainself.txt``): not
 confirmed, left off.
 
+Two more after that (session 12, tuning seeds). The standings in every round, at 150 or 600
+points for the chance of winning, to widen the spread of final scores that wins against
+three players: every paired win-share difference within ±0.05 at one table of the variants
+(``expert-2026-12-02-s12-standings.txt``, 67 deals). A play-out policy fitted to the
+search's own rolls (``learned_play``, :mod:`minodice.bots.learned`; 60.5% agreement with the
+search on held-out games against the expected-score policy's 60.1%): +4.9 and +0.0 points a
+game against the expert on two seeds of 60 deals (95% [-7.1, +16.8], [-12.9, +12.8]), at 44%
+more CPU (``expert-2026-12-02-s12-learned.txt``). Both left off.
+
 *A model of hard* (``opponent_model``): it can infer the others' hidden dice from a model
 of ``hard`` measured on ``hard``'s self-play (:class:`OpponentModel`, fitted by
 ``scripts/fit_hard_model.py`` and shipped as ``bots/data/hard-model.json``), where
@@ -257,13 +266,14 @@ class ExpertBot(SearchBot):
                  standings_points: float = 150.0, hard_bids: bool = False,
                  world_tries: int = 4, world_candidates: int = 8,
                  bid_max_samples: int | None = None, unseen_specials: bool = False,
-                 intent: bool = False, smart_self: bool = True) -> None:
+                 intent: bool = False, smart_self: bool = True,
+                 learned_play: bool = False) -> None:
         super().__init__(play_budget=play_budget, bid_budget=bid_budget,
                          smart_others=smart_others, smart_self=smart_self,
                          min_samples=min_samples, spite=spite,
                          world_tries=world_tries, world_candidates=world_candidates,
                          bid_max_samples=bid_max_samples, unseen_specials=unseen_specials,
-                         intent=intent)
+                         intent=intent, learned_play=learned_play)
         self.endgame_rounds = endgame_rounds
         self.opponent_model = opponent_model
         self.made_bonus = made_bonus

@@ -30,6 +30,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from minodice.bots.learned import LearnedPlayPolicy, LearnedPolicyCache, table_context
 from minodice.bots.sampling import Unseen
 from minodice.bots.strength import (
     ExpectedScorePolicy,
@@ -56,7 +57,8 @@ def playout(state: GameState, rng: random.Random, strength: Strength,
     of taking the trick counts only the special dice its player has not seen (neither in
     its hand nor rolled: the others' hands and the bag, :meth:`Strength.p_win_row_given`)
     instead of the whole set's; with ``intent`` it takes the players after it to play
-    towards their bids (:meth:`Strength.p_win_row_given`).
+    towards their bids (:meth:`Strength.p_win_row_given`). A
+    :class:`~minodice.bots.learned.LearnedPlayPolicy` also sees who still needs tricks.
     """
     log = state.rounds[-1]
     rand = rng.random
@@ -69,6 +71,7 @@ def playout(state: GameState, rng: random.Random, strength: Strength,
     special_mask = strength.special_mask
     bag_specials = (sum(c << (KIND_BITS * k) for k, c in enumerate(state.bag)) & special_mask
                     if unseen_specials else 0)
+    learned = policy if isinstance(policy, LearnedPlayPolicy) else None
     while log.points is None:
         if state.current_player == CHANCE:  # a die chosen before the play-out: roll it
             state.apply_chance(state.sample_chance(rng))
@@ -99,8 +102,15 @@ def playout(state: GameState, rng: random.Random, strength: Strength,
             else:
                 row = strength.p_win_row(state.symbol_mask, state.best_number, rolled == 0,
                                          later)
-            kind = policy.choose(kinds, hands[player], row, bids[player],
-                                 state.tricks_won[player], round_no)
+            if learned is not None:
+                later_needing, table_need = table_context(
+                    bids, state.tricks_won, player, n, rolled, round_no - len(log.winners))
+                kind = learned.choose_in_context(kinds, hands[player], row, bids[player],
+                                                 state.tricks_won[player], round_no,
+                                                 later_needing, table_need, rolled == 0)
+            else:
+                kind = policy.choose(kinds, hands[player], row, bids[player],
+                                     state.tricks_won[player], round_no)
         else:
             kind = choose_kind(strength, kinds, state.symbol_mask, state.best_number,
                                rolled == 0, n - 1 - rolled,
@@ -243,8 +253,12 @@ class SearchBot:
         bid_max_samples: int | None = None,
         unseen_specials: bool = False,
         intent: bool = False,
+        learned_play: bool = False,
     ) -> None:
         self.play_budget = play_budget
+        #: Its play-outs' sensible players play the policy learned from the search's own
+        #: choices (:mod:`.learned`) instead of the expected-score policy.
+        self.learned_play = learned_play
         #: In its play-outs, the expected-score players take those after them in a trick
         #: to play towards their bids (:func:`playout`).
         self.intent = intent
@@ -266,6 +280,7 @@ class SearchBot:
         self.world_tries = world_tries
         self.policy_fit = policy_fit
         self._policies = PolicyCache()
+        self._learned_policies = LearnedPolicyCache()
         #: The chance its own play-outs gave of making the bid it last chose (None before
         #: its first bid): beside the bids really made, it shows whether the forecast it
         #: bids by is too hopeful, at no extra cost (``benchmarks/expert_variants.py``).
@@ -276,7 +291,8 @@ class SearchBot:
 
     def policy_for(self, view: SeatView) -> tuple[ExpectedScorePolicy, frozenset[int]]:
         """This bot's own expected-score policy (and its caches) and the seats that use it."""
-        policy = self._policies.get(view.dice_set, view.players, view.variant)
+        cache = self._learned_policies if self.learned_play else self._policies
+        policy = cache.get(view.dice_set, view.players, view.variant)
         seats = {s for s in range(view.players)
                  if (s == view.seat and self.smart_self) or (s != view.seat and self.smart_others)}
         return policy, frozenset(seats)

@@ -318,24 +318,30 @@ class ExpectedScorePolicy:
                 for won in range(round_no + 1))
         return found
 
+    def kind_value(self, k: int, hand_key: int, p: float, pts: tuple[int, ...],
+                   won: int) -> float:
+        """The expected round score of rolling ``k`` (taking the trick with chance ``p``)
+        from ``hand_key``, ``won`` tricks in, with ``pts`` the points of each final count."""
+        top = len(pts) - 1
+        dist = self.rest_distribution(hand_key - (1 << (4 * k)))
+        value = 0.0
+        for extra, q in enumerate(dist):
+            lose = won + extra
+            win = lose + 1
+            value += q * (p * pts[win if win <= top else top] + (1 - p) * pts[
+                lose if lose <= top else top])
+        return value
+
     def choose(self, kinds: Sequence[int], hand_key: int, row: tuple[float, ...],
                bid: int, won: int, round_no: int) -> int:
         """The legal kind with the best expected round score (ties: keep power if needed)."""
         if len(kinds) == 1:
             return kinds[0]
         pts = self.points(bid, round_no)
-        top = len(pts) - 1
         need = bid - won
         best_kind, best_value = kinds[0], -1e9
         for k in kinds:
-            p = row[k]
-            dist = self.rest_distribution(hand_key - (1 << (4 * k)))
-            value = 0.0
-            for extra, q in enumerate(dist):
-                lose = won + extra
-                win = lose + 1
-                value += q * (p * pts[win if win <= top else top] + (1 - p) * pts[
-                    lose if lose <= top else top])
+            value = self.kind_value(k, hand_key, row[k], pts, won)
             # Among equals: shed power once the bid is made, keep it while tricks are needed.
             value += 0.01 * self.power[k] * (1 if need <= 0 else -1)
             if value > best_value:
@@ -355,6 +361,9 @@ class PolicyCache:
         key = (dice_set, players, variant)
         policy = self._policies.get(key)
         if policy is None:
-            policy = self._policies[key] = ExpectedScorePolicy(
-                strength_of(dice_set), players, variant)
+            policy = self._policies[key] = self.make(dice_set, players, variant)
         return policy
+
+    def make(self, dice_set: DiceSet, players: int, variant: Variant) -> ExpectedScorePolicy:
+        """A new policy for that table (a subclass's cache makes another kind)."""
+        return ExpectedScorePolicy(strength_of(dice_set), players, variant)
