@@ -67,7 +67,7 @@ ARGUMENTS = {"endgame_rounds": int, "smart_others": bool, "play_budget": int,
              "spite": float, "made_bonus": float, "standings_points": float,
              "hard_bids": bool, "world_tries": int, "world_candidates": int,
              "bid_max_samples": int, "unseen_specials": bool,
-             "intent": bool, "smart_self": bool}
+             "intent": bool, "smart_self": bool, "learned_play": bool}
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, object]]:
@@ -306,6 +306,8 @@ def report(rows: list[dict[str, object]], seed: int | None) -> None:
                             paired_differences(results), seed))
     print("(the ms columns are CPU time per decision of the bot's process)")
     print()
+    print(paired_wins(results))
+    print()
     names = list(dict.fromkeys(n for r in results for n in r.seat_bots))
     for name in names:
         cpu = [t * 1000 for r in results for s, n in enumerate(r.seat_bots) if n == name
@@ -341,6 +343,47 @@ def report(rows: list[dict[str, object]], seed: int | None) -> None:
             print(f"  won fewer tricks than bid: {over:.1%}, its forecast "
                   f"{statistics.mean(shorts):.1%}")
     print()
+
+
+def paired_wins(results: Sequence[GameResult]) -> str:
+    """The win share the issue's target is set in, compared the way scores are: for every
+    two bots, ``a``'s share of the wins minus ``b``'s, paired deal by deal (a shared first
+    place counts its share), with its 95% interval over deals; and each bot's final score
+    spread (standard deviation over its games): at equal mean scores, the bot whose
+    score spreads more wins more often against players who must all be beaten.
+
+    >>> def game(index, totals):
+    ...     top = max(totals)
+    ...     return GameResult(index, ["a", "b"], totals,
+    ...                       [s for s, t in enumerate(totals) if t == top], [0, 0], [0, 0])
+    >>> print(paired_wins([game(0, [10, 0]), game(1, [0, 10]), game(4, [20, 0]),
+    ...                    game(5, [10, 10])]))
+    wins a - b: +0.25 a game, 95% [-2.93, +3.43] (2 deals)
+    score spread (SD over games): a 7.1, b 5.0
+    """
+    per_deal: dict[int, dict[str, list[float]]] = {}
+    scores: dict[str, list[int]] = {}
+    for result in results:
+        deal = per_deal.setdefault(result.index // PLAYERS, {})
+        for seat, name in enumerate(result.seat_bots):
+            won = 1 / len(result.winners) if seat in result.winners else 0.0
+            deal.setdefault(name, []).append(won)
+            scores.setdefault(name, []).append(result.totals[seat])
+    names = list(scores)
+    lines = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            diffs = [statistics.mean(d[a]) - statistics.mean(d[b])
+                     for d in per_deal.values() if a in d and b in d]
+            if len(diffs) < 2:
+                continue
+            e = estimate_over_deals(diffs, [1.0] * len(diffs))
+            assert e.ci95 is not None
+            lines.append(f"wins {a} - {b}: {e.mean:+.2f} a game, 95% [{e.ci95[0]:+.2f}, "
+                         f"{e.ci95[1]:+.2f}] ({len(diffs)} deals)")
+    spreads = ", ".join(f"{n} {statistics.pstdev(v):.1f}" for n, v in scores.items())
+    lines.append(f"score spread (SD over games): {spreads}")
+    return "\n".join(lines)
 
 
 def leaks(rounds: Sequence[Sequence[int]]) -> str:
