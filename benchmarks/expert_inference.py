@@ -25,7 +25,7 @@ from minodice.bots.strength import Strength, strength_of
 from minodice.core.actions import Roll
 from minodice.core.dice import Hand, load_dice_set
 from minodice.core.rules import Variant
-from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState
+from minodice.core.state import GameConfig, GameState, decision_seats
 from minodice.core.view import SeatView, view
 
 
@@ -36,11 +36,7 @@ def positions(games: int, seed: int) -> list[tuple[SeatView, list[Hand]]]:
         bots = [HardBot() for _ in range(4)]
         rng = random.Random(f"infer:{seed}:{game}")
         state = GameState(GameConfig(4, ds, Variant.STANDARD, game % 4))
-        while state.current_player != TERMINAL:
-            if state.current_player == CHANCE:
-                state.apply_chance(state.sample_chance(rng))
-                continue
-            seat = state.current_player
+        for seat in decision_seats(state, rng):
             legal = state.legal_actions(seat)
             seat_view = view(state, seat)
             if isinstance(legal[0], Roll) and seat_view.round_tricks and state.round_no >= 3:

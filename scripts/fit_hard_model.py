@@ -31,7 +31,7 @@ from minodice.bots.strength import ExpectedScorePolicy, strength_of
 from minodice.core.actions import Bid, Roll
 from minodice.core.dice import load_dice_set
 from minodice.core.rules import Variant
-from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState
+from minodice.core.state import GameConfig, GameState, decision_seats
 from minodice.core.view import view
 
 OUT = Path(__file__).resolve().parent.parent / "src/minodice/bots/data/hard-model.json"
@@ -53,11 +53,7 @@ def main() -> None:
     for game in range(args.games):
         rng = random.Random(f"{args.seed}:{game}")
         state = GameState(GameConfig(args.players, ds, Variant.STANDARD, game % args.players))
-        while state.current_player != TERMINAL:
-            if state.current_player == CHANCE:
-                state.apply_chance(state.sample_chance(rng))
-                continue
-            seat = state.current_player
+        for seat in decision_seats(state, rng):
             legal = state.legal_actions(seat)
             seat_view = view(state, seat)
             action = bots[seat].act(seat_view, legal, rng) if len(legal) > 1 else legal[0]

@@ -29,7 +29,7 @@ from minodice.bots.strength import ExpectedScorePolicy, strength_of
 from minodice.core.actions import Roll
 from minodice.core.dice import load_dice_set
 from minodice.core.rules import Variant
-from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState
+from minodice.core.state import GameConfig, GameState, decision_seats
 from minodice.core.view import view
 
 OUT = Path(__file__).resolve().parent.parent / "src/minodice/bots/data/play-policy.json"
@@ -51,11 +51,7 @@ def play(bot_name: str, seed: int, game: int) -> list[Decision]:
     rng = random.Random(f"fit-play-policy:{seed}:{game}")
     state = GameState(GameConfig(PLAYERS, ds, Variant.STANDARD, game % PLAYERS))
     decisions: list[Decision] = []
-    while state.current_player != TERMINAL:
-        if state.current_player == CHANCE:
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        seat = state.current_player
+    for seat in decision_seats(state, rng):
         legal = state.legal_actions(seat)
         action = bots[seat].act(view(state, seat), legal, rng) if len(legal) > 1 else legal[0]
         if isinstance(action, Roll) and len(legal) > 1:

@@ -26,7 +26,7 @@ from minodice.core.actions import Bid, Roll
 from minodice.core.dice import Hand, load_dice_set
 from minodice.core.record import dumps_record, export_record
 from minodice.core.rules import Variant
-from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState
+from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState, decision_seats
 from minodice.core.view import SeatView, view
 from minodice.core.world import initial_hands, world_from_view
 
@@ -217,14 +217,10 @@ def play_randomly(state: GameState, rng: random.Random, stop_after: int | None =
     """Random legal play (and chance) until the game ends or ``stop_after`` decisions were
     made; the number of decisions made."""
     made = 0
-    while state.current_player != TERMINAL:
-        if state.current_player == CHANCE:
-            state.apply_chance(state.sample_chance(rng))
-            continue
+    for seat in decision_seats(state, rng):
         if stop_after is not None and made >= stop_after:
             break
-        legal = state.legal_actions()
-        state.apply(rng.choice(legal), seat=state.current_player)
+        state.apply(rng.choice(state.legal_actions(seat)), seat=seat)
         made += 1
     return made
 

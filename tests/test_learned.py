@@ -26,7 +26,7 @@ from minodice.bots.strength import ExpectedScorePolicy, PolicyCache, strength_of
 from minodice.core.actions import Bid
 from minodice.core.dice import load_dice_set
 from minodice.core.rules import Variant
-from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState
+from minodice.core.state import CHANCE, GameConfig, GameState, decision_seats
 from minodice.core.view import SeatView, view
 
 DICE = load_dice_set("mino")
@@ -75,11 +75,7 @@ def test_weighing_only_the_expected_score_rolls_the_die_of_highest_expected_scor
     rng = random.Random(seed)
     policy = LearnedPlayPolicy(STRENGTH, 4, [1.0] + [0.0] * (len(FEATURES) - 1))
     state = GameState(GameConfig(4, DICE, Variant.STANDARD, 0))
-    while state.current_player != TERMINAL:
-        if state.current_player == CHANCE:
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        seat = state.current_player
+    for seat in decision_seats(state, rng):
         legal = state.legal_actions(seat)
         if isinstance(legal[0], Bid):
             state.apply(rng.choice(legal), seat=seat)

@@ -37,6 +37,7 @@ stays pure Python.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 from fractions import Fraction
@@ -75,7 +76,7 @@ TERMINAL: Final = -4
 Outcome = Hand | Face
 
 __all__ = ["CHANCE", "TERMINAL", "GameConfig", "GameState", "Outcome", "Phase", "RollEntry",
-           "RoundLog"]
+           "RoundLog", "decision_seats"]
 
 
 class Phase(IntEnum):
@@ -668,3 +669,25 @@ class GameState:
     def __repr__(self) -> str:
         return (f"<GameState {self.n} players, round {self.round_no}/{self.n_rounds}, "
                 f"{self.phase.name.lower()}, totals {self.totals}>")
+
+
+def decision_seats(state: GameState, rng: random.Random) -> Iterator[int]:
+    """The seat to act at each decision until the game ends, the chance steps between
+    drawn from ``rng``; the caller applies one action per seat yielded (and may stop).
+
+    For loops that play a whole game on the state itself and look at it at every decision
+    (fitting a model to self-play, property tests), which a driver's views would hide.
+
+    >>> state = GameState.new(players=3, first_starter=0)
+    >>> rng = random.Random(2)
+    >>> for seat in decision_seats(state, rng):
+    ...     actions = state.legal_actions(seat)
+    ...     state.apply(actions[int(rng.random() * len(actions))], seat=seat)
+    >>> state.is_terminal(), len(state.rounds)
+    (True, 8)
+    """
+    while state.current_player != TERMINAL:
+        if state.current_player == CHANCE:
+            state.apply_chance(state.sample_chance(rng))
+        else:
+            yield state.current_player
