@@ -25,6 +25,7 @@ import numpy as np
 
 from minodice.bots.learned import FEATURES, LearnedPlayPolicy, table_context
 from minodice.bots.loading import make_bot
+from minodice.bots.protocol import BotError
 from minodice.bots.strength import ExpectedScorePolicy, strength_of
 from minodice.core.actions import Roll
 from minodice.core.dice import load_dice_set
@@ -122,6 +123,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 5:
         parser.error("--games must be at least 5 (a fifth of them is held out)")
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    try:
+        make_bot(args.bot)  # a wrong --bot is told here, not as a worker's traceback
+    except BotError as exc:
+        parser.error(f"--bot: {exc}")
     with ProcessPoolExecutor(args.workers) as pool:
         games = list(pool.map(play, [args.bot] * args.games, [args.seed] * args.games,
                               range(args.games)))

@@ -23,7 +23,7 @@ from functools import cache
 from importlib import resources
 
 from minodice.bots.strength import ExpectedScorePolicy, PolicyCache, Strength, strength_of
-from minodice.core.dice import SYMBOL_BASE, DiceSet
+from minodice.core.dice import KIND_BITS, KIND_MASK, DiceSet
 from minodice.core.rules import Variant
 
 #: What the learned policy sees of each legal die, in the order of its weights. ``take``
@@ -49,9 +49,11 @@ FEATURES = (
 
 
 def special_kinds(strength: Strength) -> tuple[bool, ...]:
-    """Per kind: is it a special die (a symbol on some face)?"""
-    ds = strength.dice_set
-    return tuple(any(code >= SYMBOL_BASE for code in ds.face_codes[k.index]) for k in ds.kinds)
+    """Per kind: is it a special die (a symbol on some face)? Read from the strength's
+    :attr:`~minodice.bots.strength.Strength.special_mask`, which says so once."""
+    mask = strength.special_mask
+    return tuple(bool((mask >> (KIND_BITS * k.index)) & KIND_MASK)
+                 for k in strength.dice_set.kinds)
 
 
 def candidate_features(expected: float, take: float, power: float, special: bool,
@@ -113,11 +115,7 @@ class LearnedPlayPolicy(ExpectedScorePolicy):
                  table_need: float, leading: bool) -> list[tuple[float, ...]]:
         """The :data:`FEATURES` of each of ``kinds`` (the fitting script's view too)."""
         pts = self.points(bid, round_no)
-        tricks_left = 0
-        key = hand_key
-        while key:
-            tricks_left += key & 15
-            key >>= 4
+        tricks_left = self.strength.dice_set.hand_size(hand_key)
         need = bid - won
         return [candidate_features(self.kind_value(k, hand_key, row[k], pts, won), row[k],
                                    self.power[k], self.special[k], need, bid,
