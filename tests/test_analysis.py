@@ -358,6 +358,12 @@ def test_analyse_refuses_bad_records_in_one_line(tmp_path: Path, content: str,
     assert message in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+    # With --json a script reading standard output gets the error there too (as replay).
+    as_json = CliRunner().invoke(app, ["analyse", "--json", str(path)])
+    assert as_json.exit_code == 1
+    error = json.loads(as_json.stdout)["error"]
+    assert error["message"] in as_json.stderr
+    assert message in as_json.stderr
 
 
 def test_analyse_names_a_missing_file(tmp_path: Path) -> None:

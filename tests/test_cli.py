@@ -209,7 +209,6 @@ BAD_TEXTS: dict[str, bytes] = {
     "binary": bytes(range(256)),
     "latin-1": '{"players": ["Zoë"]}'.encode("latin-1"),
     "utf-16": json.dumps(EXAMPLE).encode("utf-16"),
-    "bom": b"\xef\xbb\xbf" + json.dumps(EXAMPLE).encode(),
     "deep-array": b"[" * 100_000 + b"]" * 100_000,
     "deep-object": b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
     "nan-face": json.dumps(EXAMPLE).replace('"face": 6', '"face": NaN').encode(),
@@ -289,6 +288,61 @@ def test_missing_file_and_folder_messages(bad_inputs: dict[str, Path]) -> None:
     assert str(bad_inputs["missing"]) in proc.stderr.decode()
     proc = cli("replay", str(bad_inputs["folder"]))
     assert "folder" in proc.stderr.decode()
+
+
+def test_a_record_saved_with_a_byte_order_mark_replays(tmp_path: Path) -> None:
+    """Some Windows editors start UTF-8 with a byte-order mark; it is not the record's."""
+    plain = cli("replay", "--json", str(write(tmp_path / "plain.json", EXAMPLE)))
+    marked = tmp_path / "bom.json"
+    marked.write_bytes(b"\xef\xbb\xbf" + json.dumps(EXAMPLE).encode())
+    proc = cli("replay", "--json", str(marked))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == plain.stdout
+
+
+def test_an_empty_path_is_named_as_such() -> None:
+    proc = cli("replay", "--json", "")
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == (
+        "minodice replay: invalid record: no file given: the record's path is empty\n")
+    error = json.loads(proc.stdout)["error"]
+    assert error["message"] == "no file given: the record's path is empty"
+
+
+def test_errors_quote_the_record_s_values_as_json(tmp_path: Path) -> None:
+    proc = cli("replay", str(write(tmp_path / "null.json", {**EXAMPLE, "dice_set": None})))
+    assert proc.returncode == 1
+    assert "unknown dice set null;" in proc.stderr.decode()
+    proc = cli("replay", str(write(tmp_path / "v.json", {**EXAMPLE, "variant": "Simple"})))
+    assert 'unknown variant "Simple";' in proc.stderr.decode()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("command", [["replay"], ["replay", "--json"],
+                                     ["analyse", "--samples", "2"]])
+def test_output_that_cannot_be_written_is_one_line(tmp_path: Path, command: list[str]) -> None:
+    """A full disk is the machine's problem: one line and status 1, not a traceback (and
+    not a second one from the interpreter's last flush)."""
+    path = write(tmp_path / "game.json", random_record(3, 1))
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([sys.executable, "-m", "minodice.cli", *command, str(path)],
+                              stdout=full, stderr=subprocess.PIPE, check=False, timeout=300)
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == "minodice: cannot write the output: No space left on device\n"
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    """``minodice replay … | head -c0``: the closed pipe ends the command, with no message."""
+    path = write(tmp_path / "game.json", random_record(6, 2))
+    proc = subprocess.Popen([sys.executable, "-m", "minodice.cli", "replay", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    proc.stdout.close()  # the reader leaves before the replay is written
+    error = proc.stderr.read()
+    assert proc.wait(timeout=300) in (0, 1)
+    assert b"Traceback" not in error
+    assert error == b""
 
 
 def test_replay_without_a_file_is_a_usage_error() -> None:

@@ -2,13 +2,35 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 from minodice.cli import analyse, bots, online, play, records  # noqa: F401 - importing registers the commands
 from minodice.cli.common import app
 
 
 def run() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point.
+
+    Every command handles its own errors; what is left is the output itself failing (a
+    full disk, a closed pipe). That is the machine's problem, not a bug: one line and
+    status 1, never a traceback. Standard output then points at the null device, so that
+    the interpreter's last flush of what is still buffered cannot fail a second time."""
+    try:
+        app()
+    except OSError as exc:
+        _silence_stdout()
+        if not isinstance(exc, BrokenPipeError):  # the reader left: nobody to tell
+            sys.stderr.write(f"minodice: cannot write the output: {exc.strerror or exc}\n")
+        sys.exit(1)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real standard output (a test's capture)
+        pass
 
 
 __all__ = ["app", "run"]

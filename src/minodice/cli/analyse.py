@@ -9,10 +9,10 @@ import typer
 
 from minodice.bots.analysis import NOISE_POINTS, Analysis, analyse_game
 from minodice.cli.common import app, check_range, progress_bar
-from minodice.cli.records import read_record_text
+from minodice.cli.records import exit_invalid_record, read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.record import parse_record
-from minodice.text.safe import json_text, one_line, printable
+from minodice.text.safe import json_text, printable
 
 
 def render_analysis(analysis: Analysis) -> str:
@@ -53,8 +53,8 @@ def analyse(
     as_json: Annotated[bool, typer.Option("--json", help="Print the analysis as JSON.")] = False,
     samples: Annotated[
         Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--samples", help="Simulated rounds per choice (default: by the "
-                     "decision's size, 60 to 600)."),
+        typer.Option("--samples", help="Simulated rounds per choice, at most 10000 (default: "
+                     "by the decision's size, 60 to 600; the time grows with it)."),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed: the same record and seed, "
                                       "the same analysis.")] = 0,
@@ -63,18 +63,16 @@ def analyse(
     the choice made against the best one, from that player's own view; the biggest
     mistakes and a summary per player."""
     if samples is not None:
-        check_range("--samples", samples, 1, 100_000)
+        check_range("--samples", samples, 1, 10_000)
     if seed < 0:
         raise typer.BadParameter(f"{seed} is not 0 or more", param_hint="--seed")
     try:
         loaded = parse_record(read_record_text(file))
     except InvalidRecordError as exc:
-        typer.echo(f"minodice analyse: invalid record: {one_line(str(exc))}", err=True)
-        raise typer.Exit(1) from None
+        exit_invalid_record("analyse", exc, as_json)
     if not any(log.bids is not None for log in loaded.state.rounds):
-        typer.echo("minodice analyse: the record has no decision to analyse (no round "
-                   "was bid)", err=True)
-        raise typer.Exit(1)
+        exit_invalid_record("analyse", InvalidRecordError(
+            "the record has no decision to analyse (no round was bid)"), as_json, what="")
     if sys.stderr.isatty():
         with progress_bar() as progress:
             task = progress.add_task("Analysing", total=None)

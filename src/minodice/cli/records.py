@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NoReturn, Optional
 
 import typer
 
@@ -42,12 +42,30 @@ from minodice.text.safe import json_text, one_line, printable
 def read_record_text(file: str) -> str:
     """A record's text from a file or standard input (``-``), read up to 16 MB; every
     problem is an :class:`InvalidRecordError` with one line saying it."""
+    if not file:
+        raise InvalidRecordError("no file given: the record's path is empty")
     try:
         if file == "-":
             return read_capped(sys.stdin.buffer, "standard input")
         return read_text(Path(file))
     except ValueError as exc:
         raise InvalidRecordError(str(exc)) from None
+
+
+def exit_invalid_record(command: str, exc: InvalidRecordError, as_json: bool,
+                        what: str = "invalid record: ") -> NoReturn:
+    """Say why the record is refused (on standard error; with ``--json`` also as RECORD.md's
+    error object on standard output, for a script reading it) and exit with status 1.
+
+    What the record says is shown, never obeyed: escapes, long numbers by length."""
+    typer.echo(f"minodice {command}: {what}{one_line(str(exc))}", err=True)
+    if as_json:
+        error = exc.to_json()
+        inner = error["error"]
+        assert isinstance(inner, dict)
+        inner["message"] = one_line(exc.message)
+        typer.echo(json_text(error))
+    raise typer.Exit(1)
 
 
 @app.command()
@@ -61,15 +79,7 @@ def replay(
     try:
         loaded: LoadedRecord = parse_record(read_record_text(file))
     except InvalidRecordError as exc:
-        # What the record says is shown, never obeyed: escapes, long numbers by length.
-        typer.echo(f"minodice replay: invalid record: {one_line(str(exc))}", err=True)
-        if as_json:
-            error = exc.to_json()
-            inner = error["error"]
-            assert isinstance(inner, dict)
-            inner["message"] = one_line(exc.message)
-            typer.echo(json_text(error))
-        raise typer.Exit(1) from None
+        exit_invalid_record("replay", exc, as_json)
     if as_json:
         typer.echo(json_text(summarize(loaded.state, loaded.players)))
     else:

@@ -149,10 +149,21 @@ def _with_rule(message: str, rule: str | None) -> str:
 def parse_record(text: str) -> LoadedRecord:
     """Read a record from JSON text; every problem is an :class:`InvalidRecordError`."""
     try:
-        data = json.loads(text)
+        # A byte-order mark, as some Windows editors save UTF-8, is not part of the JSON
+        # (RFC 8259 lets a reader ignore it).
+        data = json.loads(text.removeprefix("\ufeff"))
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge integers, nesting
         raise _type_error(f"not JSON: {exc}") from None
     return load_record(data)
+
+
+def _json_shown(value: Any) -> str:
+    """A value of the record as JSON writes it (``null``, not Python's ``None``), so that
+    the error quotes what the person sees in the file."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def load_record(data: Any) -> LoadedRecord:
@@ -165,10 +176,11 @@ def load_record(data: Any) -> LoadedRecord:
         raise _type_error(f'"version" must be {VERSION}')
     set_name = data.get("dice_set", "mino")
     if not isinstance(set_name, str) or set_name not in BUILTIN_DICE_SETS:
-        raise _type_error(f"unknown dice set {set_name!r}; known: {', '.join(BUILTIN_DICE_SETS)}")
+        raise _type_error(f"unknown dice set {_json_shown(set_name)}; known: "
+                          f"{', '.join(BUILTIN_DICE_SETS)}")
     variant = data.get("variant", "standard")
     if not isinstance(variant, str) or variant not in {v.value for v in Variant}:
-        raise _type_error(f"unknown variant {variant!r}; known: standard, simplified")
+        raise _type_error(f"unknown variant {_json_shown(variant)}; known: standard, simplified")
     players = data.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise _type_error('"players" must be a list of names')
@@ -271,7 +283,8 @@ class _Reader:
     def read_trick(self, r: int, t: int, trick: Any, is_last: bool) -> None:
         state = self.state
         if t > r:
-            raise InvalidRecordError(f"round {r} has only {r} tricks (R2)", "R2", r, t)
+            raise InvalidRecordError(f"round {r} has only {r} trick{'' if r == 1 else 's'} (R2)",
+                                     "R2", r, t)
         if not isinstance(trick, list):
             raise _type_error("a trick is a list of rolls", r, t)
         ds = state.dice_set
