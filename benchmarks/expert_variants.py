@@ -67,7 +67,9 @@ ARGUMENTS = {"endgame_rounds": int, "smart_others": bool, "play_budget": int,
              "spite": float, "made_bonus": float, "standings_points": float,
              "hard_bids": bool, "world_tries": int, "world_candidates": int,
              "bid_max_samples": int, "unseen_specials": bool,
-             "intent": bool, "smart_self": bool, "learned_play": bool}
+             "intent": bool, "smart_self": bool, "learned_play": bool,
+             # not the expert's: the variant sees every hand, as perfect-expert does
+             "sees_every_hand": bool}
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, object]]:
@@ -149,7 +151,7 @@ def make_variant(name: str, variants: dict[str, dict[str, object]], seed: int = 
     """``hard``, ``expert`` (as shipped), ``perfect`` / ``perfect-expert`` (``hard`` / the
     expert seeing every hand of deal ``deal`` of ``seed``), ``perfect-play`` /
     ``perfect-bid`` (the expert seeing them only to play / only to bid) or a named variant
-    of the expert."""
+    of the expert (seeing every hand too with ``sees_every_hand=true``)."""
     if name == "hard":
         return HardBot()
     if name == "expert":
@@ -162,7 +164,10 @@ def make_variant(name: str, variants: dict[str, dict[str, object]], seed: int = 
         return sighted(ExpertBot, _SeesEveryHand(seed, deal), {}, bids=False)
     if name == "perfect-bid":
         return sighted(ExpertBot, _SeesEveryHand(seed, deal), {}, plays=False)
-    return ExpertBot(**variants[name])  # type: ignore[arg-type]
+    kwargs = dict(variants[name])
+    if kwargs.pop("sees_every_hand", False):
+        return sighted(ExpertBot, _SeesEveryHand(seed, deal), kwargs)
+    return ExpertBot(**kwargs)  # type: ignore[arg-type]
 
 
 class _Watched:
