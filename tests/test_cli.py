@@ -574,3 +574,80 @@ def test_default_db_and_games_dir_share_the_xdg_data_folder(
     monkeypatch.setenv("MINODICE_GAMES", "/tmp/my games")
     assert default_db() == Path("elsewhere/tables.sqlite3")
     assert default_games_dir() == Path("/tmp/my games")
+
+
+# -- numbers, paths and links a careless hand may give any command --------------------------
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "--time-limit", "nan"],
+    ["simulate", "--time-limit", "inf"],
+    ["simulate", "--games", "1" + "0" * 30],
+    ["tournament", "--bots", "random", "--time-limit", "1e308"],
+    ["tournament", "--bots", "random", "--games", "1" + "0" * 30],
+    ["serve", "--lease-seconds", "inf"],
+    ["serve", "--expire-waiting", "1e15"],
+    ["serve", "--bot-delay", "nan"],
+    ["serve", "--grace", "nan"],
+    ["serve", "--read-rate", "inf"],
+    ["serve", "--db", ""],
+    ["play", "--delay", "nan"],
+    ["play", "--resume", ""],
+    ["simulate", "--save-records", ""],
+    ["advise", "--hand", " , "],
+    ["advise", "--hand", "red", "--samples", "1" + "0" * 30],
+])
+def test_numbers_past_any_sense_and_empty_names_are_usage_errors(args: list[str]) -> None:
+    """``nan`` and ``inf`` parse as numbers and an empty path as the current folder; each
+    would fail far from its option, hang, or act on a place nobody named."""
+    proc = cli(*args)
+    assert proc.returncode == 2, proc.stderr
+    assert b"Traceback" not in proc.stderr
+    assert b"Invalid value" in proc.stderr
+
+
+@pytest.mark.parametrize("link", ["http://127.0.0.1:99999/t/abc", "http://[::1/t/a",
+                                  "http:///t/abc"])
+def test_join_refuses_a_broken_link_in_one_line(link: str) -> None:
+    proc = cli("join", link, "--bot", "random")
+    assert proc.returncode == 1
+    assert proc.stderr.decode().endswith("is not a table link (http://HOST:PORT/t/TABLE)\n")
+    assert proc.stderr.count(b"\n") == 1
+
+
+def test_table_refuses_a_file_that_is_no_database_and_keeps_it(tmp_path: Path) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("my notes\n", "utf-8")
+    proc = cli("table", "abc", "--db", str(other))
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == (f"minodice table: cannot open the database {other}: "
+                                    "DatabaseError: file is not a database\n")
+    assert other.read_text("utf-8") == "my notes\n"
+    proc = cli("table", "abc", "--db", "mysql://x")
+    assert proc.returncode == 2
+    assert b"PostgreSQL URL" in proc.stderr
+
+
+def test_a_named_pipe_is_refused_rather_than_waited_on(tmp_path: Path) -> None:
+    pipe = tmp_path / "game.json"
+    os.mkfifo(pipe)
+    for command in ("replay", "verify"):
+        proc = cli(command, str(pipe))
+        assert proc.returncode == 1
+        assert proc.stderr.decode().endswith(f"cannot read {pipe}: a named pipe, not a file\n")
+
+
+def test_games_refuses_a_file_for_its_folder(tmp_path: Path) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("x", "utf-8")
+    proc = cli("games", "--games-dir", str(other))
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == f"minodice games: {other} is not a folder\n"
+
+
+def test_closed_standard_output_is_an_error_not_silence() -> None:
+    proc = subprocess.run([sys.executable, "-m", "minodice.cli", "simulate", "--games", "1"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False,
+                          timeout=300, close_fds=True,
+                          preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 1
+    assert proc.stderr == b"minodice: cannot write the output: standard output is closed\n"

@@ -259,6 +259,14 @@ async def test_bids_stay_secret_until_all_are_in_and_people_bid_first() -> None:
     assert game.table.view(None).phase is not Phase.BID  # the bots bid after the person
 
 
+async def test_the_person_called_you_is_told_you_have_bid() -> None:
+    game = Game(table(("You",)))
+    await game.begin()
+    await game.press("1", "enter")
+    assert "You have bid." in game.notes()
+    assert "You has bid." not in game.notes()
+
+
 async def test_a_trick_waits_for_enter_and_other_keys_do_nothing_then() -> None:
     game = Game(table(seed=3))
     await game.begin()
@@ -599,6 +607,7 @@ async def test_an_outside_bot_that_raises_is_named_and_the_game_saved(tmp_path: 
     assert game.c.game is not None
     saved = parse_record(game.c.game.path.read_text("utf-8"))
     assert saved.extra["session"]["bids"][0] == 1  # saved as it stopped, Ana's bid in
+    assert game.c.over_hint().startswith("The game stopped before its end.")  # not "over"
     assert await game.press("1", "up") == [False, False]  # nobody plays on
     await game.press("enter")  # Enter leaves, as at the end of a game
     assert game.screen.exit_code == 0

@@ -117,11 +117,16 @@ class SeatTicket:
 
 def split_table_url(url: str) -> tuple[str, str]:
     """``http://host:port/t/ID`` → (``http://host:port``, ``ID``)."""
-    parts = urlsplit(url)
+    refused = ClientError(f"{url!r} is not a table link (http://HOST:PORT/t/TABLE)")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - read for its check: a port past 65535 raises here
+    except ValueError:  # "http://[::1/t/a", "http://host:99999/t/a"
+        raise refused from None
     segments = [s for s in parts.path.split("/") if s]
-    if parts.scheme not in ("http", "https") or not parts.netloc or len(segments) != 2 \
+    if parts.scheme not in ("http", "https") or not parts.hostname or len(segments) != 2 \
             or segments[0] != "t":
-        raise ClientError(f"{url!r} is not a table link (http://HOST:PORT/t/TABLE)")
+        raise refused
     return f"{parts.scheme}://{parts.netloc}", segments[1]
 
 

@@ -6,6 +6,7 @@ What is read is capped (:data:`MAX_RECORD_BYTES`): a record is a few kilobytes, 
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,6 +34,8 @@ def read_capped(stream: BinaryIO, where: object, limit: int = MAX_RECORD_BYTES) 
 def read_text(path: Path, limit: int = MAX_RECORD_BYTES) -> str:
     """The file's UTF-8 text; ``ValueError`` with a one-line reason if it cannot be read."""
     try:
+        if stat.S_ISFIFO(path.stat().st_mode):  # opening one waits for a writer, for ever
+            raise ValueError(f"cannot read {path}: a named pipe, not a file")
         with path.open("rb") as fh:
             return read_capped(fh, path, limit)
     except FileNotFoundError:

@@ -74,6 +74,10 @@ class Advice:
         }
 
 
+
+def _dice(count: int) -> str:
+    return f"{count} {'die' if count == 1 else 'dice'}"
+
 def advise(
     players: int,
     round_no: int,
@@ -114,7 +118,7 @@ def advise(
             kinds = ", ".join(k.name for k in ds.kinds)
             raise AdviceError(f"no die kind {unknown[0]!r} in the {ds.name} set ({kinds})")
         if len(names) != round_no:
-            raise AdviceError(f"round {round_no} needs a hand of {round_no} dice, "
+            raise AdviceError(f"round {round_no} needs a hand of {_dice(round_no)}, "
                               f"not {len(names)}")
         for kind in ds.kinds:
             if names.count(kind.name) > kind.count:
@@ -124,7 +128,8 @@ def advise(
     else:
         own = hand
     if own.size != round_no:
-        raise AdviceError(f"round {round_no} needs a hand of {round_no} dice, not {own.size}")
+        raise AdviceError(f"round {round_no} needs a hand of {_dice(round_no)}, "
+                          f"not {own.size}")
     for kind, count in zip(ds.kinds, own.counts, strict=True):
         if count > kind.count:
             raise AdviceError(f"the {ds.name} set has only {kind.count} {kind.name} "

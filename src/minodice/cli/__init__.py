@@ -16,6 +16,9 @@ def run() -> None:
     full disk, a closed pipe). That is the machine's problem, not a bug: one line and
     status 1, never a traceback. Standard output then points at the null device, so that
     the interpreter's last flush of what is still buffered cannot fail a second time."""
+    if sys.stdout is None:  # started with standard output closed (``minodice ... >&-``)
+        sys.stderr.write("minodice: cannot write the output: standard output is closed\n")
+        sys.exit(1)
     try:
         app()
     except OSError as exc:

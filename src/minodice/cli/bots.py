@@ -13,12 +13,15 @@ from minodice.bots.advisor import advise as advise_bid
 from minodice.bots.protocol import BotError
 from minodice.cli.common import (
     LEVELS,
+    MAX_TIME_LIMIT,
+    MAX_TOURNAMENT_GAMES,
     Edition,
     EditionOpt,
     PlayersOpt,
     VariantOpt,
     VariantOption,
     app,
+    check_float,
     check_range,
     lineup,
     progress_bar,
@@ -35,7 +38,8 @@ from minodice.play.tournament import (
 
 @app.command()
 def tournament(
-    bots: Annotated[str, typer.Option("--bots", help="Comma-separated bots, one per seat: "
+    bots: Annotated[str, typer.Option("--bots", help="Comma-separated bots, one per seat or one "
+                                      "for all: "
                                       f"{LEVELS}, file.py:Class or module:Class.")],
     players: PlayersOpt = 4,
     games: Annotated[int, typer.Option("--games", "-g", help="Number of games.")] = 100,
@@ -52,17 +56,17 @@ def tournament(
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
     ray: Annotated[
         Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
+        # The backslash keeps the help's Rich markup from taking [research] for a tag.
         typer.Option("--ray", metavar="ADDRESS", help="Play on a Ray cluster: its address, "
                      "'auto' (the cluster this machine is in) or 'local' (Ray started here "
-                     "with --workers CPUs); the same results. Needs minodice[research]."),
+                     "with --workers CPUs); the same results. Needs minodice\\[research]."),
     ] = None,
 ) -> None:
     """Bots against bots: rotated seats, duplicate deals, statistics per bot."""
     check_range("--players", players, 3, 6)
-    check_range("--games", games, 1)
+    check_range("--games", games, 1, MAX_TOURNAMENT_GAMES)
     check_range("--workers", workers, 1, 64)
-    if time_limit <= 0:
-        raise typer.BadParameter("must be positive", param_hint="--time-limit")
+    check_float("--time-limit", time_limit, 0, MAX_TIME_LIMIT, above=True)
     seats = lineup(bots, players)
     if seed is None:
         seed = fresh_seed()
@@ -105,7 +109,8 @@ def advise(
     variant: VariantOpt = VariantOption.standard,
     samples: Annotated[
         Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--samples", help="Simulated rounds: every bid gets half this many "
+        typer.Option("--samples", help="Simulated rounds (at most 100000): every bid gets "
+                     "half this many "
                      "(at least 10) for a first look, then the three most promising this many "
                      "more. Default: by the round's size, 60 to 1000 (so the best bid rests "
                      "on 90 to 1500 rounds)."),
@@ -118,9 +123,13 @@ def advise(
 ) -> None:
     """Bid advice for the physical game: odds of every bid for the dice behind your screen."""
     if samples is not None:
-        check_range("--samples", samples, 1)
+        check_range("--samples", samples, 1, 100_000)
+    dice = len([p for p in hand.split(",") if p.strip()])
+    if dice == 0:
+        raise typer.BadParameter("no dice given: name the dice behind your screen, "
+                                 "e.g. red,gray,griffin", param_hint="--hand")
     if round_no == 0:
-        round_no = len([p for p in hand.split(",") if p.strip()])
+        round_no = dice
     try:
         advice = advise_bid(players, round_no, seat, hand, edition.value, variant.value,
                             samples, seed)

@@ -7,6 +7,7 @@ message.
 
 from __future__ import annotations
 
+import math
 import os
 from enum import StrEnum
 from pathlib import Path
@@ -27,6 +28,14 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+#: The most games one run may ask for: past these, a typo that would run for ever.
+MAX_SIMULATED_GAMES = 100_000_000
+MAX_TOURNAMENT_GAMES = 10_000_000
+
+#: The longest a bot may be given for one decision (an hour: anything longer is a typo).
+MAX_TIME_LIMIT = 3600.0
 
 
 #: The bot levels, for the options' help (from the bots' one registry).
@@ -92,6 +101,26 @@ def check_range(name: str, value: int, low: int, high: int | None = None) -> Non
     if value < low or (high is not None and value > high):
         bound = f"{low} to {high}" if high is not None else f"at least {low}"
         raise typer.BadParameter(f"{value} is not {bound}", param_hint=name)
+
+
+def non_empty_path(value: str | Path) -> Path:
+    """A path option's parser: an empty name is refused rather than read as ``.`` (the
+    current folder), which would save into, or read, a place nobody named."""
+    if not str(value).strip():
+        raise typer.BadParameter("empty: give a file or folder name")
+    return Path(value)
+
+
+def check_float(name: str, value: float, low: float, high: float,
+                above: bool = False) -> None:
+    """A number of seconds, minutes or a rate: finite and within [``low``, ``high``] (above
+    ``low`` with ``above``). ``nan`` and ``inf`` parse as floats, and a clock or a timer
+    handed one fails far from the option that caused it (or never fires at all)."""
+    too_low = value <= low if above else value < low
+    if not math.isfinite(value) or too_low or value > high:
+        bound = f"more than {low:g}" if above else f"{low:g} or more"
+        raise typer.BadParameter(f"{value:g} is not a number {bound}, at most {high:g}",
+                                 param_hint=name)
 
 
 def lineup(bots: str, players: int, seats: str = "players") -> list[str]:

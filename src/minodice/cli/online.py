@@ -13,12 +13,16 @@ import typer
 
 from minodice.bots.loading import make_bot
 from minodice.bots.protocol import BotError
-from minodice.cli.common import LEVELS, app, data_path
+from minodice.cli.common import LEVELS, app, check_float, data_path
 from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import FairnessError, verify_record
 from minodice.core.record import load_record
 from minodice.text.safe import one_line, printable
+
+#: Seconds in a day: the longest a person may be away, a week the longest a waiting table
+#: is kept (longer is a typo, and the timers handed such values fail or never fire).
+DAY = 86400.0
 
 
 def default_db() -> Path:
@@ -127,9 +131,8 @@ def serve(
 
     if not 0 < port < 65536:
         raise typer.BadParameter(f"{port} is not a port", param_hint="--port")
-    for name, value in (("--bot-delay", bot_delay), ("--grace", grace)):
-        if value < 0:
-            raise typer.BadParameter("must be 0 or more", param_hint=name)
+    check_float("--bot-delay", bot_delay, 0, 60)
+    check_float("--grace", grace, 0, DAY)
     for name, count in (("--bot-workers", bot_workers), ("--advice-workers", advice_workers),
                         ("--analysis-workers", analysis_workers),
                         ("--analysis-samples", 1 if analysis_samples is None
@@ -139,13 +142,11 @@ def serve(
         if count < 1:
             raise typer.BadParameter("at least 1", param_hint=name)
     for name, value in (("--read-rate", read_rate), ("--connect-rate", connect_rate),
-                        ("--all-tables-rate", all_tables_rate),
-                        ("--expire-waiting", expire_waiting),
-                        ("--request-timeout", request_timeout), ("--http-rate", http_rate)):
-        if not value > 0:
-            raise typer.BadParameter("must be more than 0", param_hint=name)
-    if not lease_seconds >= 0.5:
-        raise typer.BadParameter("at least 0.5", param_hint="--lease-seconds")
+                        ("--all-tables-rate", all_tables_rate), ("--http-rate", http_rate)):
+        check_float(name, value, 0, 1e6, above=True)
+    check_float("--expire-waiting", expire_waiting, 0, 7 * DAY / 60, above=True)  # minutes
+    check_float("--request-timeout", request_timeout, 0, 3600, above=True)
+    check_float("--lease-seconds", lease_seconds, 0.5, 3600)
     if redis is not None and not redis.startswith(("redis://", "rediss://", "unix://")):
         raise typer.BadParameter("a redis://HOST:PORT/DB URL", param_hint="--redis")
     url = database_url(db)
@@ -233,6 +234,8 @@ def database_url(db: str | None) -> str | None:
     which would quietly create a folder named after it, password and all."""
     if db is None:
         return None
+    if not db.strip():
+        raise typer.BadParameter("empty: a SQLite file, or a PostgreSQL URL", param_hint="--db")
     if db.startswith(("postgresql://", "postgres://", "sqlite://")):
         return db
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", db):
@@ -372,12 +375,13 @@ def inspect_table(
     log still replays (exit 1 for a damaged table, one the server set aside)."""
     from datetime import UTC, datetime
 
+    import sqlalchemy
     from sqlalchemy import make_url
 
     from minodice.server.room import rebuilt_table
     from minodice.server.store import Store, engine_url
 
-    url = db if db is not None and "://" in db else None
+    url = database_url(db)
     path: Path | str
     if url is not None:
         # Named without its password in every message, as minodice serve does.
@@ -397,16 +401,15 @@ def inspect_table(
         # Inspecting changes nothing: no migration, on a file or on a database server.
         store = (Store(url, upgrade=False) if url is not None
                  else Store.sqlite(Path(path), upgrade=False))
-        if url is not None:
-            # A database server is only reached on first use: reach it here, so that one
-            # that does not answer is a one-line refusal like a file that is no database.
-            with store.engine.connect():
-                pass
+        # A database is only read on first use: read its list of tables here, so that a
+        # server that does not answer or a file that is no database is a one-line refusal.
+        sqlalchemy.inspect(store.engine).get_table_names()
     except Exception as exc:  # not a database, not readable, not answering
         if store is not None:
-            store.close()
+            store.close(checkpoint=False)
+        secret = make_url(engine_url(url)).password if url is not None else None
         typer.echo(f"minodice table: cannot open the database {path}: "
-                   f"{type(exc).__name__}", err=True)
+                   f"{failure_reason(exc, secret)}", err=True)
         raise typer.Exit(1) from None
     try:
         try:

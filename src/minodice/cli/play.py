@@ -28,9 +28,11 @@ from minodice.cli.common import (
     VariantOpt,
     VariantOption,
     app,
+    check_float,
     check_range,
     data_path,
     lineup,
+    non_empty_path,
 )
 from minodice.core.errors import InvalidRecordError
 from minodice.core.record import dumps_record, parse_record
@@ -44,8 +46,8 @@ from minodice.tui.render import COLUMN_HEADERS
 
 GamesDirOpt = Annotated[
     Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
-    typer.Option("--games-dir", help="Folder for saved games (default: $MINODICE_GAMES or "
-                 "~/.local/share/minodice/games)."),
+    typer.Option("--games-dir", parser=non_empty_path, help="Folder for saved games "
+                 "(default: $MINODICE_GAMES or ~/.local/share/minodice/games)."),
 ]
 
 
@@ -139,8 +141,9 @@ def play(
     ] = None,
     resume: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--resume", help="Continue a saved game (a record file); players, bots, "
-                     "edition and seed then come from the record."),
+        typer.Option("--resume", parser=non_empty_path, help="Continue a saved game (a "
+                     "record file); players, bots, edition and seed then come from the "
+                     "record."),
     ] = None,
     continue_last: Annotated[bool, typer.Option(
         "--continue", help="Continue the newest unfinished game of the games folder "
@@ -156,8 +159,7 @@ def play(
     if language not in LANGUAGES:
         raise typer.BadParameter(f"{language!r} is not one of {', '.join(LANGUAGES)}",
                                  param_hint="--lang")
-    if delay < 0:
-        raise typer.BadParameter("must be 0 or more", param_hint="--delay")
+    check_float("--delay", delay, 0, 60)
     if continue_last and resume is not None:
         raise typer.BadParameter("give --resume FILE or --continue, not both",
                                  param_hint="--continue")
@@ -228,8 +230,8 @@ def play(
             fail(one_line(str(exc)) + "; choose another folder with --games-dir")
 
 
-def fail(message: str) -> NoReturn:
-    typer.echo(f"minodice play: {message}", err=True)
+def fail(message: str, command: str = "play") -> NoReturn:
+    typer.echo(f"minodice {command}: {message}", err=True)
     raise typer.Exit(1)
 
 
@@ -260,6 +262,8 @@ def games(games_dir: GamesDirOpt = None) -> None:
     """The saved games, newest first: when, which round, who plays, and the file."""
     folder = (games_dir or default_games_dir()).absolute()
     command = shell_command()
+    if folder.exists() and not folder.is_dir():
+        fail(f"{printable(str(folder))} is not a folder", "games")
     found = saves.list_games(folder)
     if not found:
         typer.echo(f"No saved games in {printable(str(folder))}. Start one with: "

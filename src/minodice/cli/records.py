@@ -16,14 +16,18 @@ from minodice.bots.loading import make_bot
 from minodice.bots.protocol import BotError
 from minodice.cli.common import (
     LEVELS,
+    MAX_SIMULATED_GAMES,
+    MAX_TIME_LIMIT,
     Edition,
     EditionOpt,
     PlayersOpt,
     VariantOpt,
     VariantOption,
     app,
+    check_float,
     check_range,
     lineup,
+    non_empty_path,
     progress_bar,
 )
 from minodice.core.dice import load_dice_set
@@ -96,8 +100,9 @@ def simulate_cmd(
     variant: VariantOpt = VariantOption.standard,
     save_records: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--save-records", help="Write one record per game into this folder "
-                     "(game-0001.json, …); records already there are kept unless --force."),
+        typer.Option("--save-records", parser=non_empty_path, help="Write one record per "
+                     "game into this folder (game-0001.json, …); records already there are "
+                     "kept unless --force."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="With --save-records: replace "
                                         "records of the same names.")] = False,
@@ -111,9 +116,8 @@ def simulate_cmd(
 ) -> None:
     """Play many games (between random legal players by default) and summarise them."""
     check_range("--players", players, 3, 6)
-    check_range("--games", games, 1)
-    if time_limit <= 0:
-        raise typer.BadParameter("must be positive", param_hint="--time-limit")
+    check_range("--games", games, 1, MAX_SIMULATED_GAMES)
+    check_float("--time-limit", time_limit, 0, MAX_TIME_LIMIT, above=True)
     seats = lineup(bots, players)
     if save_records is not None:
         if save_records.exists() and not save_records.is_dir():
@@ -187,8 +191,8 @@ def simulate_cmd(
         return
     who = ("random players" if set(seats) == {"random"}
            else "seats: " + printable(",".join(seats)))
-    typer.echo(f"Simulated {games} games: {players} {who}, dice set {edition.value}, "
-               f"variant {variant.value}, seed {seed}")
+    typer.echo(f"Simulated {games} game{'' if games == 1 else 's'}: {players} {who}, "
+               f"dice set {edition.value}, variant {variant.value}, seed {seed}")
     typer.echo(f"Time: {summary.seconds:.2f} s ({summary.games_per_second:,.0f} games/s)")
     means = " · ".join(f"seat {i + 1}: {m:.1f}" for i, m in enumerate(summary.mean_scores))
     typer.echo(f"Mean score per seat: {means}")

@@ -759,8 +759,9 @@ class Store:
             return f"the database's schema is {revision}, this release's {migrations.head()}"
         return None
 
-    def close(self) -> None:
-        """Let the connections go (a second close does nothing)."""
+    def close(self, checkpoint: bool = True) -> None:
+        """Let the connections go (a second close does nothing); without ``checkpoint``
+        the WAL is left as it is (for a file that turned out to be no database)."""
         if self._closed:
             return
         self._closed = True
@@ -768,7 +769,7 @@ class Store:
         self._drop_here()
 
         def _close() -> None:
-            if self._here_path is not None:
+            if self._here_path is not None and checkpoint:
                 self._checkpoint()
             if self._writer is not None:
                 self._writer.close()

@@ -315,6 +315,9 @@ class TableController:
         return _("o save in another folder") + " · " + keys
 
     def over_hint(self) -> str:
+        if self.stopped and not self.table.is_over():  # a bot's failure, not the last trick
+            return self._("The game stopped before its end. Press n for a new game, Enter or "
+                          "q to leave.")
         return self._("The game is over. Press n for a new game, Enter or q to leave.")
 
     # -- the flow of the game --------------------------------------------------------------
@@ -640,7 +643,10 @@ class TableController:
             self.bid_choice = max(0, self.bid_choice - 1)
         elif key == "enter" and self.active is not None:
             seat = self.active
-            self.say(self._("{name} has bid.").format(name=self.names[seat]))
+            name = self.names[seat]
+            # The one person at a table is called "You" (in their language): not "You has bid".
+            self.say(self._("You have bid.") if name == self._("You") else
+                     self._("{name} has bid.").format(name=name))
             self.decide(seat, Bid(self.bid_choice))
             return True
         else:
