@@ -12,6 +12,7 @@ import json
 import os
 import pty
 import random
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -595,6 +596,8 @@ def test_default_db_and_games_dir_share_the_xdg_data_folder(
     ["simulate", "--save-records", ""],
     ["advise", "--hand", " , "],
     ["advise", "--hand", "red", "--samples", "1" + "0" * 30],
+    ["serve", "--analysis-samples", "1000000"],
+    ["serve", "--bot-workers", "100000"],
 ])
 def test_numbers_past_any_sense_and_empty_names_are_usage_errors(args: list[str]) -> None:
     """``nan`` and ``inf`` parse as numbers and an empty path as the current folder; each
@@ -615,25 +618,46 @@ def test_join_refuses_a_broken_link_in_one_line(link: str) -> None:
 
 
 def test_table_refuses_a_file_that_is_no_database_and_keeps_it(tmp_path: Path) -> None:
+    proc = cli("table", "abc", "--db", "mysql://x")
+    assert proc.returncode == 2
+    assert b"PostgreSQL URL" in proc.stderr
     other = tmp_path / "notes.txt"
     other.write_text("my notes\n", "utf-8")
     proc = cli("table", "abc", "--db", str(other))
     assert proc.returncode == 1
-    assert proc.stderr.decode() == (f"minodice table: cannot open the database {other}: "
-                                    "DatabaseError: file is not a database\n")
+    assert proc.stderr.decode() == f"minodice table: {other} is not a SQLite database\n"
     assert other.read_text("utf-8") == "my notes\n"
-    proc = cli("table", "abc", "--db", "mysql://x")
-    assert proc.returncode == 2
-    assert b"PostgreSQL URL" in proc.stderr
+    empty = tmp_path / "empty.sqlite3"
+    empty.write_bytes(b"")
+    proc = cli("table", "abc", "--db", str(empty))
+    assert proc.returncode == 1
+    assert empty.read_bytes() == b""  # not made into a database by looking
+    foreign = tmp_path / "foreign.sqlite3"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE notes (text)")
+    before = foreign.read_bytes()
+    proc = cli("table", "abc", "--db", str(foreign))
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == (
+        f"minodice table: {foreign} is not the database of a minodice server\n")
+    assert foreign.read_bytes() == before  # nor its journal changed
 
 
-def test_a_named_pipe_is_refused_rather_than_waited_on(tmp_path: Path) -> None:
+def test_a_named_pipe_nobody_writes_to_reads_as_empty_rather_than_waits(tmp_path: Path) -> None:
     pipe = tmp_path / "game.json"
     os.mkfifo(pipe)
     for command in ("replay", "verify"):
         proc = cli(command, str(pipe))
         assert proc.returncode == 1
-        assert proc.stderr.decode().endswith(f"cannot read {pipe}: a named pipe, not a file\n")
+        assert b"invalid record: " in proc.stderr
+
+
+def test_a_pipe_with_a_writer_is_read_as_a_file() -> None:
+    """``minodice replay /dev/stdin`` and ``<(...)``: a pipe that has a writer is read."""
+    record = json.dumps(random_record(3, 4)).encode()
+    proc = cli("replay", "--json", "/dev/stdin", stdin=record)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == cli("replay", "--json", "-", stdin=record).stdout
 
 
 def test_games_refuses_a_file_for_its_folder(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ What is read is capped (:data:`MAX_RECORD_BYTES`): a record is a few kilobytes, 
 
 from __future__ import annotations
 
-import stat
+import os
 from pathlib import Path
 from typing import BinaryIO
 
@@ -26,17 +26,30 @@ def read_capped(stream: BinaryIO, where: object, limit: int = MAX_RECORD_BYTES) 
     if len(data) > limit:
         raise _too_big(where, limit)
     try:
-        return data.decode("utf-8")
+        # A byte-order mark, as some Windows editors start UTF-8 with, is not the text's.
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
         raise ValueError(f"cannot read {where}: not UTF-8 text") from None
+
+
+def _open_without_waiting(path: Path) -> BinaryIO:
+    """``path`` opened for reading. A named pipe nobody writes to would make a plain open
+    wait for a writer for ever; opened without waiting, it reads as empty instead, while a
+    pipe with a writer (``minodice replay <(...)``, ``/dev/stdin``) reads as usual."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)  # reads wait for the writer's data, as usual
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read_text(path: Path, limit: int = MAX_RECORD_BYTES) -> str:
     """The file's UTF-8 text; ``ValueError`` with a one-line reason if it cannot be read."""
     try:
-        if stat.S_ISFIFO(path.stat().st_mode):  # opening one waits for a writer, for ever
-            raise ValueError(f"cannot read {path}: a named pipe, not a file")
-        with path.open("rb") as fh:
+        with _open_without_waiting(path) as fh:
             return read_capped(fh, path, limit)
     except FileNotFoundError:
         raise ValueError(f"cannot read {path}: no such file") from None

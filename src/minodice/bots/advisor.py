@@ -74,9 +74,9 @@ class Advice:
         }
 
 
-
 def _dice(count: int) -> str:
     return f"{count} {'die' if count == 1 else 'dice'}"
+
 
 def advise(
     players: int,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -22,10 +23,17 @@ def run() -> None:
     try:
         app()
     except OSError as exc:
+        if exc.errno not in _WRITE_FAILURES:
+            raise
         _silence_stdout()
         if not isinstance(exc, BrokenPipeError):  # the reader left: nobody to tell
             sys.stderr.write(f"minodice: cannot write the output: {exc.strerror or exc}\n")
         sys.exit(1)
+
+
+#: What writing the output can fail with: a full disk or quota, a file too large, an I/O
+#: error, a reader that left. Any other OSError is a bug to see, not to word away.
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE})
 
 
 def _silence_stdout() -> None:

@@ -118,9 +118,10 @@ def check_float(name: str, value: float, low: float, high: float,
     handed one fails far from the option that caused it (or never fires at all)."""
     too_low = value <= low if above else value < low
     if not math.isfinite(value) or too_low or value > high:
-        bound = f"more than {low:g}" if above else f"{low:g} or more"
-        raise typer.BadParameter(f"{value:g} is not a number {bound}, at most {high:g}",
-                                 param_hint=name)
+        shown = f"{value:.10g} is not "
+        raise typer.BadParameter(
+            shown + (f"more than {low:.10g} and at most {high:.10g}" if above
+                     else f"between {low:.10g} and {high:.10g}"), param_hint=name)
 
 
 def lineup(bots: str, players: int, seats: str = "players") -> list[str]:

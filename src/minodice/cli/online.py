@@ -13,7 +13,7 @@ import typer
 
 from minodice.bots.loading import make_bot
 from minodice.bots.protocol import BotError
-from minodice.cli.common import LEVELS, app, check_float, data_path
+from minodice.cli.common import LEVELS, app, check_float, check_range, data_path
 from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import FairnessError, verify_record
@@ -133,14 +133,14 @@ def serve(
         raise typer.BadParameter(f"{port} is not a port", param_hint="--port")
     check_float("--bot-delay", bot_delay, 0, 60)
     check_float("--grace", grace, 0, DAY)
-    for name, count in (("--bot-workers", bot_workers), ("--advice-workers", advice_workers),
-                        ("--analysis-workers", analysis_workers),
-                        ("--analysis-samples", 1 if analysis_samples is None
-                         else analysis_samples),
-                        ("--new-tables", new_tables), ("--max-waiting", max_waiting),
-                        ("--max-connections", max_connections)):
-        if count < 1:
-            raise typer.BadParameter("at least 1", param_hint=name)
+    for name, count, most in (
+            ("--bot-workers", bot_workers, 256), ("--advice-workers", advice_workers, 256),
+            ("--analysis-workers", analysis_workers, 256),
+            ("--analysis-samples", 1 if analysis_samples is None else analysis_samples,
+             10_000),  # as minodice analyse --samples
+            ("--new-tables", new_tables, 1_000_000), ("--max-waiting", max_waiting, 1_000_000),
+            ("--max-connections", max_connections, 1_000_000)):
+        check_range(name, count, 1, most)
     for name, value in (("--read-rate", read_rate), ("--connect-rate", connect_rate),
                         ("--all-tables-rate", all_tables_rate), ("--http-rate", http_rate)):
         check_float(name, value, 0, 1e6, above=True)
@@ -396,6 +396,12 @@ def inspect_table(
         if not path.is_file():
             typer.echo(f"minodice table: no database at {path}", err=True)
             raise typer.Exit(1)
+        # Looked at before SQLite opens it: opening would turn an empty file into a
+        # database, and inspecting changes nothing.
+        with path.open("rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                typer.echo(f"minodice table: {path} is not a SQLite database", err=True)
+                raise typer.Exit(1)
     store: Store | None = None
     try:
         # Inspecting changes nothing: no migration, on a file or on a database server.
@@ -403,7 +409,7 @@ def inspect_table(
                  else Store.sqlite(Path(path), upgrade=False))
         # A database is only read on first use: read its list of tables here, so that a
         # server that does not answer or a file that is no database is a one-line refusal.
-        sqlalchemy.inspect(store.engine).get_table_names()
+        names = sqlalchemy.inspect(store.engine).get_table_names()
     except Exception as exc:  # not a database, not readable, not answering
         if store is not None:
             store.close(checkpoint=False)
@@ -411,6 +417,10 @@ def inspect_table(
         typer.echo(f"minodice table: cannot open the database {path}: "
                    f"{failure_reason(exc, secret)}", err=True)
         raise typer.Exit(1) from None
+    if "tables" not in names:
+        store.close(checkpoint=False)
+        typer.echo(f"minodice table: {path} is not the database of a minodice server", err=True)
+        raise typer.Exit(1)
     try:
         try:
             row = store.row(table_id)

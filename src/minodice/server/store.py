@@ -329,7 +329,8 @@ class Store:
             @event.listens_for(self.engine, "connect")
             def _pragmas(dbapi_conn: Any, _record: Any) -> None:
                 cursor = dbapi_conn.cursor()
-                cursor.execute("PRAGMA journal_mode=WAL")
+                if upgrade:  # a tool that only reads leaves the file's journal mode be
+                    cursor.execute("PRAGMA journal_mode=WAL")
                 cursor.execute(f"PRAGMA synchronous={sync}")
                 cursor.execute(f"PRAGMA busy_timeout={wait_ms}")
                 cursor.close()
