@@ -344,11 +344,10 @@ def test_websocket_fuzz(server: Server, play: list[Play], data: st.DataObject) -
             for other in p.sockets:
                 assert receive(other)["type"] == answer["type"]
         # the same connection still answers a valid message correctly (a seat's: the turn
-        # is no turn at all, or the game is over, if the fuzz was its last decision) ...
+        # is no turn at all, even if the fuzz was its last decision and the game is over) ...
         ws.send_text('{"type":"act","turn":"x","action":"bid 0"}')
         answer = receive(target)
-        playing = server.room(p.table).row.status == "playing"
-        expected = "forbidden" if seat is None else "bad_message" if playing else "not_your_turn"
+        expected = "forbidden" if seat is None else "bad_message"
         assert answer["code"] == expected, answer
     # ... nothing changed unseen, the game goes on, and its record is valid
     room = server.room(p.table)
@@ -380,6 +379,41 @@ def test_websocket_rate_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
                 assert receive(sock)["code"] == "bad_message"
             ws.send_text("nonsense")  # the refill is used up: refused, and told so
             assert receive(sock)["code"] == "rate_limited"
+
+
+def test_a_flood_is_closed_but_a_long_sessions_bursts_add_up_to_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """More than FLOOD_REFUSALS refusals within FLOOD_WINDOW seconds close the connection
+    with 4429; as many spread over a longer session do not (the app's clock, moved by the
+    test)."""
+    now = [1000.0]
+    monkeypatch.setattr(app_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    app = _app(tmp_path / "tables.db", ws_rate=5)
+    refusals = app_module.FLOOD_REFUSALS
+    with TestClient(app) as client:
+        table = client.post("/api/tables", json={"players": 3}).json()["table"]
+        with client.websocket_connect(f"/ws/{table}") as ws:
+            sock = Socket(ws, None)
+            receive(sock)
+            for _ in range(2):  # two bursts, each of 3/4 of a flood, a window apart
+                for _ in range(5 + refusals * 3 // 4):  # the bucket's 5, then refused
+                    ws.send_text("nonsense")
+                assert [receive(sock)["code"] for _ in range(5)] == ["bad_message"] * 5
+                told = (refusals * 3 // 4 + 19) // 20  # told at the 1st, 21st, ... in a row
+                assert [receive(sock)["code"] for _ in range(told)] == ["rate_limited"] * told
+                now[0] += app_module.FLOOD_WINDOW + 1
+            for _ in range(5 + refusals + 1):  # a flood within one window
+                ws.send_text("nonsense")
+            codes = []
+            while True:
+                message = ws.portal.call(ws._send_rx.receive)
+                if message["type"] != "websocket.send":
+                    break
+                codes.append(json.loads(message["text"])["code"])
+            assert message == {"type": "websocket.close", "code": 4429,
+                               "reason": "too many messages"}
+            assert codes[:5] == ["bad_message"] * 5
+            assert set(codes[5:]) == {"rate_limited"}
 
 
 # -- HTTP fuzzing --------------------------------------------------------------------------

@@ -532,6 +532,11 @@ async def play_game(params: dict[str, Any]) -> Probe:
             if room.row.status == "waiting":
                 await lobby.start(room.id, host, rng.choice(["random", "easy"]))
             await drive(room, probe, rng, conns, spectators, params)
+            seq = room.row.seq
+            for conn in conns.values():  # every turn of a finished game is over
+                assert (await send_act(room, conn, "1-bid", "bid 0"))["code"] == "stale"
+                assert (await send_act(room, conn, "x", "bid 0"))["code"] == "bad_message"
+            assert room.row.seq == seq
         assert room.row.status == "finished"
         assert not trap.records, trap.records[0].getMessage()
     finally:

@@ -779,20 +779,33 @@ def _own_names() -> set[str]:
     return names
 
 
+#: A connection whose messages are refused by its rate limit this many times within
+#: FLOOD_WINDOW seconds is a flood, not a client: it is closed (4429).
+FLOOD_REFUSALS = 200
+FLOOD_WINDOW = 10.0
+
+
 async def _client_messages(websocket: WebSocket, conn: Connection,
                            limits: Limits) -> AsyncIterator[tuple[str, Act | Chat]]:
     """Each message a client sends, as its text and parsed, past the socket's rate limit:
     what a table's own process and a process forwarding to the owner both read. A refused
-    or malformed message is answered here; a flood (200 refusals) or a close ends it."""
+    or malformed message is answered here; a flood (200 refusals within 10 seconds) is
+    closed with ``4429``, and a close ends it."""
     refused = in_row = 0
+    window = time.monotonic()
     while True:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":
             return
         if not limits.allow("c"):
+            now = time.monotonic()
+            if now - window > FLOOD_WINDOW:  # a long session's occasional bursts add up
+                window, refused = now, 0     # to nothing: only a flood is counted
             refused += 1
             in_row += 1
-            if refused > 200:
+            if refused > FLOOD_REFUSALS:
+                with contextlib.suppress(Exception):  # already gone: nothing to tell
+                    await websocket.close(code=4429, reason="too many messages")
                 return  # a flood, not a client
             # The first refusal of every burst is told (a client must know its act was
             # dropped, or it waits for ever); a flood hears of it every 20 messages.

@@ -511,11 +511,13 @@ class Room:
         if seat is None:
             return error_message("forbidden", "spectators watch; only a seat's token plays")
         table = self.table
-        if self.row.status != "playing" or table is None:
-            return error_message("not_your_turn", f"the game is {self.row.status}")
         asked = Table.turn_order(msg.turn)
         if asked is None:
             return error_message("bad_message", "\"turn\" is not a turn of this game")
+        if self.row.status == "finished":  # every turn of the game is over
+            return error_message("stale", "the game is finished")
+        if self.row.status != "playing" or table is None:
+            return error_message("not_your_turn", f"the game is {self.row.status}")
         current = table.current_turn()
         now = Table.turn_order(current) if current is not None else (99, 99, 99)
         assert now is not None
