@@ -7,6 +7,7 @@ and those the index does not know (Redis lost its data) through the backstop."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -254,3 +255,22 @@ async def test_connections_forwarded_to_an_owner_that_lost_its_table_are_moved(
         client.close()
         await here.stop()
         await other.close()
+
+
+async def test_a_stop_ends_even_when_a_sweep_swallowed_its_cancellation(
+        own_redis: Redis, lobby: Lobby, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client library may swallow a cancellation that arrives inside its read; the loop
+    then runs on, and a stop that waited for it once hung a test run for good."""
+    here = Cluster(own_redis.url, lobby, "http://127.0.0.1:9", lease_ms=600_000, sweep=0.01)
+    entered = asyncio.Event()
+
+    async def swallowing() -> None:
+        entered.set()
+        with contextlib.suppress(asyncio.CancelledError):  # as such a library does
+            await asyncio.sleep(10)
+
+    monkeypatch.setattr(here, "sweep_once", swallowing)
+    await here.start()
+    await asyncio.wait_for(entered.wait(), 10)
+    await asyncio.wait_for(here.stop(), 10)
+    assert all(task.done() for task in here._tasks)

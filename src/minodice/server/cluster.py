@@ -245,6 +245,14 @@ class Cluster:
         with contextlib.suppress(RedisError, OSError):
             await self.redis.delete(self._proc_key(self.proc))
         log.info("process %s left the cluster; %d tables handed over", self.proc, released)
+        # A cancellation a client library swallowed (one arriving inside its read) would
+        # leave a loop running and this stop waiting for it for ever: each task is
+        # cancelled again until it ends (and the sweep's loop also ends once stopping).
+        pending = {task for task in self._tasks if not task.done()}
+        while pending:
+            for task in pending:
+                task.cancel()
+            _done, pending = await asyncio.wait(pending, timeout=0.5)
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
@@ -492,7 +500,7 @@ class Cluster:
         """The takeover sweep, every ``sweep`` seconds (:meth:`sweep_once`). A failure is
         logged when it begins and when it ends, not every half second meanwhile."""
         failing: str | None = None
-        while True:
+        while not self.stopping:
             await asyncio.sleep(self.sweep)
             try:
                 await self.sweep_once()
