@@ -756,6 +756,10 @@ async def test_limits_and_refusals(server: LiveServer, http: httpx.AsyncClient) 
     seats = f"/api/tables/{tid}/seats"
     for body in ({"name": ""}, {"name": 7}, {"name": "Ana", "client_seed": "s" * 65}, {}):
         refused(await request("POST", seats, json=body), 400, "bad_request")
+    for name in ("   ", "x" * 25, "x" * 65, "x" * 999):  # one message for every bad length
+        answer = await request("POST", seats, json={"name": name})
+        refused(answer, 400, "bad_request")
+        assert answer.json()["error"]["message"] == "a name is 1 to 24 characters", name
     ticket = await take_seat(server, tid, "Ana")
     refused(await request("POST", seats, json={"name": "Ben"}), 409, "conflict")
     assert not any(NO_TRACEBACK.search(text) for text in answers)

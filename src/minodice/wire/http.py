@@ -47,7 +47,9 @@ class CreateTable(Request):
 class JoinSeat(Request):
     """``POST /api/tables/ID/seats``."""
 
-    name: str = Field(min_length=1, max_length=64)
+    #: The schema only bounds the text read; :func:`minodice.server.lobby.clean_name` says
+    #: what a name may be (1 to 24 characters once trimmed), in one message for every length.
+    name: str = Field(max_length=1000)
     client_seed: str | None = Field(None, max_length=64,
                                     description="a seed sent plain (minodice-fair-1 clients)")
     client_seed_hash: str | None = Field(None, max_length=64,
