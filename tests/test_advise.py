@@ -13,6 +13,8 @@ import pytest
 
 from command import as_program, as_text, in_process
 from minodice.bots.advisor import Advice, AdviceError, advise
+from minodice.bots.odds import OddsError, trick_odds
+from minodice.core.dice import load_dice_set
 
 EXAMPLE = ("--players", "4", "--round", "5", "--seat", "2", "--hand",
            "red,red,griffin,gray,purple")
@@ -186,3 +188,18 @@ def test_the_program_prints_what_the_command_prints_in_process() -> None:
     assert b"--samples" in program.stderr
     assert b"Traceback" not in program.stderr
     assert program.stdout == b""
+
+
+@pytest.mark.parametrize(("hand", "rolled", "phrase"), [
+    (["minotaur", "minotaur"], [], "the mino set has only 1 minotaur die"),
+    (["red"], [("red", 3)] * 2 + [("red", 4)] * 3, "a trick of 4 players is over"),
+    (["griffin", "griffin"], [("griffin", "griffin"), ("griffin", "griffin")],
+     "the mino set has only 3 griffin dice"),
+    (["red"], [("red", "griffin")], "a red die has no face 'griffin'"),
+])
+def test_trick_odds_refuses_what_cannot_be_in_sight(
+        hand: list[str], rolled: list[tuple[str, int | str]], phrase: str) -> None:
+    """The trick odds (``/odds``' second mode) name the impossible input, in good English."""
+    with pytest.raises(OddsError) as info:
+        trick_odds(load_dice_set("mino"), 4, hand, rolled, samples=10, seed=0)
+    assert phrase in str(info.value)

@@ -184,3 +184,26 @@ async def test_trick_odds_and_the_follow_rule(server: LiveServer, pages: Pages) 
                        f"allowed ±{allowed:.1%}")
     assert not far, "\n".join(far)
     assert shown["griffin"][0] > shown["red"][0] > 0
+
+
+async def test_bid_odds_for_the_simplified_scoring(server: LiveServer, pages: Pages) -> None:
+    """The scoring is a choice of the bid odds (R15 changes the best bid): the advisor is
+    asked for the variant chosen, whose expected scores are never below 0 (no minus
+    points), and the page remembers the choice."""
+    page = await pages.new()
+    await page.goto(server.base + "/odds")
+    await page.locator("#odds-go").wait_for()
+    await page.select_option("#odds-variant", "simplified")
+    await tap_hand(page, HAND)
+    async with page.expect_request("**/api/advise") as asked:
+        await page.get_by_role("button", name="Show the odds").click()
+    assert json.loads((await asked.value).post_data or "{}")["variant"] == "simplified"
+    answer = page.locator("#odds-answer")
+    await answer.wait_for()
+    scores = [float(await row.locator("td").nth(2).inner_text())
+              for row in await answer.locator("tbody tr").all()]
+    assert len(scores) == ROUND + 1
+    assert min(scores) >= 0, scores
+    await page.reload()
+    await page.locator("#odds-go").wait_for()
+    assert await page.locator("#odds-variant").input_value() == "simplified"

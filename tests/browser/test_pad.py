@@ -31,7 +31,7 @@ from .pages import visible_texts
 from .test_languages import untranslated
 
 if TYPE_CHECKING:
-    from playwright.async_api import FilePayload, Page
+    from playwright.async_api import Dialog, FilePayload, Page
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -659,3 +659,159 @@ async def test_the_pad_in_german(server: LiveServer, pages: Pages) -> None:
         assert word not in text, word
     problems = {problem for texts in seen.values() for problem in untranslated(texts, served)}
     assert not problems, "\n".join(sorted(problems))
+
+
+# -- 4. a phone, a second tab, a reload, an odd file ---------------------------------------
+
+
+def stored_pad(players: list[str], scored: int, game_id: str = "a1b2c3d4e5f6") -> Json:
+    """A pad game as the device keeps it: ``scored`` rounds where everyone bid and took
+    what fits, then the round being entered."""
+    n = len(players)
+    rounds = []
+    for r in range(1, scored + 1):
+        won = [r] + [0] * (n - 1)
+        rounds.append({"bids": won, "won": won, "griffins": [0] * n, "mermaid": [False] * n,
+                       "done": True})
+    rounds.append({"bids": [0] * n, "won": [0] * n, "griffins": [0] * n,
+                   "mermaid": [False] * n, "done": False})
+    return {"format": "minodice-pad", "version": 1, "id": game_id, "created": 1764000000000,
+            "players": players, "edition": "mino", "variant": "standard", "rounds": rounds,
+            "rev": 1}
+
+
+async def open_stored(page: Page, server: LiveServer, game: Json, lang: str = "en") -> None:
+    await page.goto(server.base + "/pad")
+    await page.evaluate("([games, lang]) => { localStorage.setItem('minodice.pad.games', games);"
+                        " localStorage.setItem('minodice.lang', lang); }",
+                        [json.dumps({game["id"]: game}), lang])
+    await page.goto(server.base + f"/pad?game={game['id']}")
+    await page.locator("#bid-0").wait_for()
+
+
+async def test_a_phone_reaches_every_button_with_long_names(server: LiveServer,
+                                                              pages: Pages) -> None:
+    """At 390×844, in German, with six long names and five rounds on the sheet: every
+    button of the round being entered lies on the screen (the page cannot be scrolled
+    sideways), and the sheet scrolls inside its own box instead of widening the page."""
+    names = ["Anna-Katharina", "Bartholomäus", "Christoph", "Dörte", "Emanuel", "Friederike"]
+    page = await pages.new(viewport={"width": 390, "height": 844}, is_mobile=True,
+                           has_touch=True)
+    await open_stored(page, server, stored_pad(names, 5), lang="de")
+    assert "Runde 6" in await page.locator(".pad-editor h2").inner_text()
+    for button in await page.locator(".pad-editor button").all():
+        box = await button.bounding_box()
+        assert box is not None
+        label = await button.inner_text()
+        assert box["x"] >= 0, (label, box)
+        assert box["x"] + box["width"] <= 390, (label, box)
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    scroll = page.locator(".pad-grid .scroll")
+    widths = await scroll.evaluate("(e) => [e.scrollWidth, e.clientWidth]")
+    assert widths[0] > widths[1], widths  # the sheet is wider than the phone: it scrolls
+    card = await page.locator(".pad-grid").bounding_box()
+    assert card is not None
+    assert card["x"] + card["width"] <= 390
+    await page.get_by_role("button", name="Ansage von Anna-Katharina: eins mehr").click()
+    assert await page.locator("#bid-0").inner_text() == "1"
+
+
+async def test_a_reload_keeps_the_tricks_and_bonuses_entered(server: LiveServer,
+                                                              pages: Pages) -> None:
+    """Bids done, then tricks and a bonus entered but not yet scored: a reload (a phone
+    drops a tab in the background) shows them as they were, at the tricks."""
+    names = ["Ana", "Ben", "Cleo", "Dan"]
+    page = await pages.new()
+    await open_stored(page, server, stored_pad(names, 2))
+    await set_stepper(page, "#bid-0", "Bid of Ana", 1)
+    await page.locator("#pad-next").click()
+    await set_stepper(page, "#won-0", "Tricks won by Ana", 2)
+    await set_stepper(page, "#won-1", "Tricks won by Ben", 1)
+    await page.locator("#mermaid-1").click()
+    await page.select_option("#griffins-0", "2")
+    await page.reload()
+    await page.locator("#won-0").wait_for()
+    assert [await page.locator(f"#won-{p}").inner_text() for p in range(4)] == ["2", "1", "0", "0"]
+    assert await page.locator("#bid-0").inner_text() == "1"
+    assert await page.locator("#mermaid-1").is_checked()
+    assert await page.locator("#griffins-0").input_value() == "2"
+    await page.get_by_role("button", name="Back to bids").click()
+    await page.reload()
+    await page.locator("#pad-next").wait_for()
+    assert await page.locator("#won-0").count() == 0
+
+
+async def test_two_tabs_never_replace_each_others_rounds(server: LiveServer,
+                                                          pages: Pages) -> None:
+    """The same game open in two tabs: a round scored in one shows in the other. A save
+    from a tab that missed the other's change is refused and shows the stored game, so
+    no scored round is lost."""
+    names = ["Ana", "Ben", "Cleo", "Dan"]
+    game = stored_pad(names, 3)
+    first = await pages.new()
+    await open_stored(first, server, game)
+    second = await first.context.new_page()
+    second.on("pageerror", lambda error: pages.errors.append(f"{second.url}: {error}"))
+    await second.goto(server.base + f"/pad?game={game['id']}")
+    await second.locator("#bid-0").wait_for()
+
+    # round 4 scored in the first tab shows in the second
+    await set_stepper(first, "#bid-0", "Bid of Ana", 4)
+    await first.locator("#pad-next").click()
+    await set_stepper(first, "#won-0", "Tricks won by Ana", 4)
+    await first.locator("#pad-score").click()
+    await second.get_by_text("changed in another tab").first.wait_for()
+    assert "Round 5 of 8" in await second.locator(".pad-editor h2").inner_text()
+    assert len(await second.locator(".pad-grid tbody tr").all()) == 4
+
+    # a writer the second tab did not hear from (its event lost): its next entry is refused
+    await second.evaluate("""() => {
+        const all = JSON.parse(localStorage.getItem('minodice.pad.games'));
+        const g = Object.values(all)[0];
+        g.rounds[4] = {bids: [5, 0, 0, 0], won: [5, 0, 0, 0], griffins: [0, 0, 0, 0],
+                       mermaid: [false, false, false, false], done: true};
+        g.rounds.push({bids: [0, 0, 0, 0], won: [0, 0, 0, 0], griffins: [0, 0, 0, 0],
+                       mermaid: [false, false, false, false], done: false});
+        g.rev += 1;
+        localStorage.setItem('minodice.pad.games', JSON.stringify(all));
+    }""")
+    await second.get_by_role("button", name="Bid of Ben: one more", exact=True).click()
+    await second.get_by_text("Your last entry was not saved.").wait_for()
+    assert "Round 6 of 8" in await second.locator(".pad-editor h2").inner_text()
+    kept = (await stored_games(second))[game["id"]]
+    assert [r["done"] for r in kept["rounds"]] == [True] * 5 + [False]
+    assert kept["rounds"][5]["bids"] == [0, 0, 0, 0]
+
+
+async def test_an_imported_games_id_is_safe_as_a_key_and_a_link(server: LiveServer,
+                                                                 pages: Pages) -> None:
+    """A hand-edited file whose ``id`` is ``__proto__``, empty or not link-safe is imported
+    under a new id of its own; ``constructor`` (a name every object inherits) under its
+    own; none of them asks about replacing a game the device does not have."""
+    page = await pages.new()
+    await page.goto(server.base + "/pad")
+    await page.locator("#pad-start").wait_for()
+    asked: list[str] = []
+
+    async def dismiss(dialog: Dialog) -> None:
+        asked.append(dialog.message)
+        await dialog.dismiss()
+
+    page.on("dialog", dismiss)
+    for odd in ("__proto__", "constructor", "", "x&y=1"):
+        game = stored_pad(["Ana", "Ben", "Cleo"], 1, game_id=odd)
+        del game["rev"]
+        await page.goto(server.base + "/pad")
+        upload: FilePayload = {"name": "pad.json", "mimeType": "application/json",
+                               "buffer": json.dumps(game).encode()}
+        await page.set_input_files("#pad-import", files=[upload])
+        await page.locator("#bid-0").wait_for()
+        new_id = page.url.split("game=")[1]
+        if odd == "constructor":
+            assert new_id == odd
+        else:
+            assert new_id != odd, page.url
+            assert len(new_id) == 12, page.url
+        assert new_id in await stored_games(page)
+    assert asked == []
+    assert len(await stored_games(page)) == 4

@@ -738,8 +738,9 @@ async def test_limits_and_refusals(server: LiveServer, http: httpx.AsyncClient) 
 
     refused(await request("POST", "/api/tables", content=chunks(), headers=json_type),
             413, "too_large")
-    refused(await request("POST", "/api/tables", content=b"{not json", headers=json_type),
-            400, "bad_request")
+    not_json = await request("POST", "/api/tables", content=b"{not json", headers=json_type)
+    refused(not_json, 400, "bad_request")
+    assert not_json.json()["error"]["message"] == "the body is not valid JSON"
     for body in ({"players": "4"}, {"players": 9}, {"players": 3, "bots": ["godlike"] * 3},
                  {"players": 3, "bots": [None]}, {"turn_seconds": 1}, {"public": "yes"},
                  [1, 2], "x"):

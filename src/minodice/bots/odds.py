@@ -82,8 +82,9 @@ def trick_odds(dice_set: DiceSet, players: int, hand: Sequence[str],
     in_sight = Counter(hand) + Counter(k for k, _ in rolled)
     for kind, count in in_sight.items():
         if count > dice_set.kind(kind).count:
-            raise OddsError(f"the {dice_set.name} set has only {dice_set.kind(kind).count} "
-                            f"{kind} dice")
+            have = dice_set.kind(kind).count
+            raise OddsError(f"the {dice_set.name} set has only {have} {kind} "
+                            f"{'die' if have == 1 else 'dice'}")
     later = players - len(rolled) - 1
     if later * len(hand) > dice_set.size - sum(in_sight.values()):
         raise OddsError("not enough dice left in the bag for the others' hands")

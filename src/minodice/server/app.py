@@ -445,6 +445,8 @@ def create_app(
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
+        if first.get("type") == "json_invalid":  # its "loc" is a character offset
+            return _error(400, "bad_request", "the body is not valid JSON")
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
         what = str(first.get("msg", "invalid request"))[:120]
         return _error(400, "bad_request", f"{where}: {what}" if where else what)

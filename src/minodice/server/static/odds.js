@@ -11,11 +11,13 @@ export async function showOdds(root, ui) {
   const saved = store.get("odds", {});
   const state = {
     mode: saved.mode || "bid", edition: saved.edition || "mino", players: saved.players || 4,
+    variant: saved.variant === "simplified" ? "simplified" : "standard",
     position: saved.position || 0, hand: {}, rolled: [], announced: {}, answer: null, busy: false,
   };
   let dice = await diceSet(state.edition);
 
-  const remember = () => store.set("odds", { mode: state.mode, edition: state.edition, players: state.players, position: state.position });
+  const remember = () => store.set("odds", { mode: state.mode, edition: state.edition, players: state.players,
+    position: state.position, variant: state.variant });
   const size = () => Object.values(state.hand).reduce((a, b) => a + b, 0);
 
   async function ask() {
@@ -27,7 +29,7 @@ export async function showOdds(root, ui) {
       if (state.mode === "bid") {
         const announced = Array.from({ length: state.players }, (_x, p) => (p in state.announced ? state.announced[p] : null));
         state.answer = { mode: "bid", data: await api("POST", "/api/advise", { players: state.players, round: hand.length,
-          seat: state.position, hand, edition: state.edition, variant: "standard",
+          seat: state.position, hand, edition: state.edition, variant: state.variant,
           announced: announced.some((b) => b !== null) ? announced : null }) };
       } else {
         state.answer = { mode: "trick", data: await api("POST", "/api/odds/trick", { players: state.players, hand,
@@ -72,7 +74,12 @@ export async function showOdds(root, ui) {
           state.answer = null;
         } }, h("option", { value: "" }, _("not known")),
         Array.from({ length: Math.max(r, 1) + 1 }, (_y, b) => h("option", { value: b, selected: state.announced[p] === b }, String(b))))));
+    // the scoring decides the best bid (R15: a missed bid scores 0, no bonuses)
+    const variant = h("select", { id: "odds-variant", onchange: (e) => { state.variant = e.target.value; state.answer = null; remember(); draw(); } },
+      h("option", { value: "standard", selected: state.variant === "standard" }, _("Standard scoring")),
+      h("option", { value: "simplified", selected: state.variant === "simplified" }, _("Simplified: no minus points, no bonus")));
     return [
+      h("div", { class: "field" }, h("label", { for: "odds-variant" }, _("Scoring")), variant),
       h("div", { class: "field" }, h("label", { for: "odds-position" }, _("Your seat")), positions),
       h("p", { class: "hint" }, r ? _("Round {n}: {n} dice behind your screen.", { n: r }) : _("Round: as many as your dice.")),
       h("details", {}, h("summary", {}, _("Bids already announced (optional)")), h("ul", { class: "announced" }, announced)),

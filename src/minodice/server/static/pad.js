@@ -12,11 +12,20 @@ import { ROUNDS, bonusValue, checkRound, ranking, scoreGame } from "./pad-score.
 const EDITION = Object.fromEntries(EDITIONS.map((e) => [e.name, e]));
 
 function games() { return store.get("pad.games", {}); }
-function saveGame(game) {
+function storedGame(id) { const all = games(); return Object.hasOwn(all, id) ? all[id] : null; }
+// Saves ``game`` unless the stored copy changed since this page read it (another tab or the
+// installed app scored a round meanwhile): each save counts a revision, and a save made from
+// an older revision is refused, so that a pad never silently replaces another. Returns
+// whether it saved.
+function saveGame(game, { replace: replacing = false } = {}) {
   const all = games();
+  const stored = Object.hasOwn(all, game.id) ? all[game.id] : null;
+  if (stored && !replacing && (stored.rev || 0) !== (game.rev || 0)) return false;
+  game.rev = (stored && replacing ? stored.rev || 0 : game.rev || 0) + 1;
   game.updated = Date.now();
   all[game.id] = game;
   store.set("pad.games", all);
+  return true;
 }
 function newId() {
   const a = new Uint8Array(6);
@@ -53,7 +62,9 @@ export function readGame(data) {
   });
   // the pad always has the round being entered (unless the game is over)
   if (rounds.length < ROUNDS[n] && (!rounds.length || rounds[rounds.length - 1].done)) rounds.push(blankRound(n));
-  return { format: "minodice-pad", version: 1, id: typeof data.id === "string" ? data.id.slice(0, 40) : newId(),
+  // an id is also a key of the device's games and a link: anything else gets a new one
+  const id = typeof data.id === "string" && /^[A-Za-z0-9-]{1,40}$/.test(data.id) ? data.id : newId();
+  return { format: "minodice-pad", version: 1, id,
     created: Number(data.created) || Date.now(), players: players.slice(), edition: data.edition,
     variant: data.variant, rounds };
 }
@@ -93,7 +104,7 @@ function download(name, type, text) {
 export function showPad(root, ui) {
   const params = new URLSearchParams(location.search);
   const id = params.get("game");
-  const game = id && games()[id];
+  const game = id && storedGame(id);
   if (game) new PadGame(root, ui, game).render();
   else showPadHome(root, ui);
 }
@@ -114,8 +125,8 @@ function showPadHome(root, ui) {
   const file = h("input", { type: "file", id: "pad-import", accept: "application/json,.json", onchange: async () => {
     try {
       const game = readGame(JSON.parse(await file.files[0].text()));
-      if (games()[game.id] && !confirm(_("This device already has this game. Replace it?"))) return;
-      saveGame(game);
+      if (storedGame(game.id) && !confirm(_("This device already has this game. Replace it?"))) return;
+      saveGame(game, { replace: true });
       ui.go(`/pad?game=${game.id}`);
     } catch (err) { ui.toast(err instanceof SyntaxError ? _("Not a score pad file: {why}", { why: "JSON" }) : err.message); }
   } });
@@ -153,11 +164,49 @@ class PadGame {
     this.root = root;
     this.ui = ui;
     this.game = game;
-    this.editing = game.rounds.length - 1;
-    const last = game.rounds[this.editing];
-    this.stage = last && last.done ? "view" : "bids";
     this.problems = [];
     this.draft = null; // a scored round being corrected: kept apart until scored again
+    this.resume(game);
+    // another tab or window changed this game: show its version (never save over it)
+    this.onStorage = (event) => {
+      if (!this.root.isConnected) { window.removeEventListener("storage", this.onStorage); return; }
+      if (event.key !== null && event.key !== "minodice.pad.games") return;
+      const stored = storedGame(this.game.id);
+      if (stored && (stored.rev || 0) !== (this.game.rev || 0)) {
+        this.resume(stored);
+        this.ui.toast(_("This game was changed in another tab or window: showing that version."));
+        this.render();
+      }
+    };
+    window.addEventListener("storage", this.onStorage);
+  }
+
+  // Shows ``game`` at the round being entered, at the step it was left at (a reload keeps
+  // the tricks and bonuses entered so far, not only the bids).
+  resume(game) {
+    this.game = game;
+    this.editing = game.rounds.length - 1;
+    const last = game.rounds[this.editing];
+    this.stage = last && last.done ? "view" : last && last.step === "tricks" ? "tricks" : "bids";
+    this.problems = [];
+    this.draft = null;
+  }
+
+  // Keeps what was entered, unless another tab changed the game first: then that version
+  // is shown and this entry is not saved.
+  save() {
+    if (saveGame(this.game)) return true;
+    const stored = storedGame(this.game.id);
+    if (stored) this.resume(stored);
+    this.ui.toast(_("This game was changed in another tab or window: showing that version. Your last entry was not saved."));
+    this.render();
+    return false;
+  }
+
+  // An entry changed in the round being entered: kept at once (a correction is kept apart
+  // until it is scored).
+  entered() {
+    if (this.draft || this.save()) this.render();
   }
 
   get n() { return this.game.players.length; }
@@ -182,9 +231,9 @@ class PadGame {
     const entry = this.draft || g.rounds[this.editing];
     const [minotaur, griffin, mermaid] = EDITION[g.edition].symbols.map((s) => word(s));
     const stepper = (id, label, value, max, set) => h("div", { class: "stepper" },
-      h("button", { type: "button", "aria-label": _("{what}: one less", { what: label }), onclick: () => { set(Math.max(0, value - 1)); this.render(); } }, "−"),
+      h("button", { type: "button", "aria-label": _("{what}: one less", { what: label }), onclick: () => { set(Math.max(0, value - 1)); this.entered(); } }, "−"),
       h("output", { id, "aria-live": "polite", "aria-label": label }, String(value)),
-      h("button", { type: "button", "aria-label": _("{what}: one more", { what: label }), onclick: () => { set(Math.min(max, value + 1)); this.render(); } }, "+"));
+      h("button", { type: "button", "aria-label": _("{what}: one more", { what: label }), onclick: () => { set(Math.min(max, value + 1)); this.entered(); } }, "+"));
     const rows = g.players.map((name, p) => {
       const parts = [h("h3", {}, name),
         h("div", { class: "pad-field" }, h("span", {}, _("Bid")),
@@ -195,11 +244,11 @@ class PadGame {
         if (g.variant === "standard") {
           parts.push(h("div", { class: "pad-field" },
             h("label", { for: `griffins-${p}` }, capital(_("{griffin}s taken by the {minotaur}", { griffin, minotaur }))),
-            h("select", { id: `griffins-${p}`, onchange: (e) => { entry.griffins[p] = Number(e.target.value); this.render(); } },
+            h("select", { id: `griffins-${p}`, onchange: (e) => { entry.griffins[p] = Number(e.target.value); this.entered(); } },
               [0, 1, 2, 3].map((k) => h("option", { value: k, selected: entry.griffins[p] === k }, String(k))))));
           parts.push(h("div", { class: "pad-field check" },
             h("input", { type: "checkbox", id: `mermaid-${p}`, checked: entry.mermaid[p],
-              onchange: (e) => { entry.mermaid[p] = e.target.checked; this.render(); } }),
+              onchange: (e) => { entry.mermaid[p] = e.target.checked; this.entered(); } }),
             h("label", { for: `mermaid-${p}` }, capital(_("{minotaur} taken by a {mermaid}", { minotaur, mermaid })))));
         }
       }
@@ -216,7 +265,7 @@ class PadGame {
       h("div", { class: "row" },
         this.stage === "bids"
           ? h("button", { class: "primary", id: "pad-next", onclick: () => this.bidsDone() }, _("Bids done: enter tricks"))
-          : [h("button", { onclick: () => { this.stage = "bids"; this.problems = []; this.render(); } }, _("Back to bids")),
+          : [h("button", { onclick: () => { this.stage = "bids"; entry.step = "bids"; this.problems = []; this.entered(); } }, _("Back to bids")),
             h("button", { class: "primary", id: "pad-score", onclick: () => this.scoreRound() }, _("Score this round"))]));
   }
 
@@ -239,9 +288,8 @@ class PadGame {
   bidsDone() {
     const entry = this.draft || this.game.rounds[this.editing];
     this.problems = checkRound(this.editing + 1, entry, this.n, this.game.variant, "bids");
-    if (!this.problems.length) this.stage = "tricks";
-    saveGame(this.game);
-    this.render();
+    if (!this.problems.length) { this.stage = "tricks"; entry.step = "tricks"; }
+    this.entered();
   }
 
   scoreRound() {
@@ -249,7 +297,10 @@ class PadGame {
     const entry = this.draft || g.rounds[this.editing];
     this.problems = checkRound(this.editing + 1, entry, this.n, g.variant);
     if (this.problems.length) { this.render(); return; }
+    // scored on a copy: if another tab changed the game first, nothing here has changed
+    const before = structuredClone(g.rounds);
     entry.done = true;
+    delete entry.step;
     g.rounds[this.editing] = entry;
     this.draft = null;
     const last = g.rounds.length - 1;
@@ -262,7 +313,11 @@ class PadGame {
       this.editing = g.rounds.length - 1;
       this.stage = g.rounds[this.editing].done ? "view" : "bids";
     }
-    saveGame(g);
+    if (!saveGame(g)) {
+      g.rounds = before;
+      this.save();
+      return;
+    }
     this.render();
   }
 
