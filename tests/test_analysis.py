@@ -13,7 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from benchmark_scripts import load_benchmark
 from minodice.bots.analysis import (
+    NOISE_POINTS,
+    SIGNIFICANCE,
+    Decision,
     analyse_bid,
     analyse_game,
     analyse_roll,
@@ -201,13 +205,15 @@ def test_the_search_gives_each_die_its_chance_of_making_the_bid() -> None:
     for action, chance in zip(legal, evaluation.make_chance, strict=True):
         assert isinstance(action, Roll)
         assert chance == pytest.approx(exact[action.kind.name], abs=0.05)
-    # The analysis reads the very same play-outs.
+    # The analysis's screening reads the very same play-outs (its second look at the choice
+    # made and the best, fresh worlds).
     decision = analyse_roll(seat_view, "yellow", random.Random(4), samples=800, weighted=False)
+    screening = {o.choice: o for o in decision.options}
     for action, chance, points in zip(legal, evaluation.make_chance, evaluation.mean_points,
                                       strict=True):
         assert isinstance(action, Roll)
-        assert decision.value(action.kind.name).make_chance == chance
-        assert decision.value(action.kind.name).expected_score == points
+        assert screening[action.kind.name].make_chance == chance
+        assert screening[action.kind.name].expected_score == points
 
 
 # -- only the seat's own information ------------------------------------------------------
@@ -322,6 +328,56 @@ def test_a_game_is_analysed_decision_by_decision_with_a_summary() -> None:
     assert again.decisions == analysis.decisions
 
 
+def test_a_loss_is_measured_again_on_fresh_worlds() -> None:
+    """Where the screening ranked another choice above the one made, the loss is the
+    paired difference of the two on fresh worlds, with its standard error; a mistake is a
+    loss beyond the noise and two of those errors; a choice made as good as the
+    screening's best on the fresh worlds is the best, with no loss."""
+    analysis = analyse_game(short_game(), ["Ana", "Ben", "Cleo"], seed=2, samples=20)
+    second_looks = [d for d in analysis.decisions if d.compared is not None]
+    assert second_looks
+    for d in analysis.decisions:
+        if d.compared is None:
+            assert d.best == d.chosen
+            assert d.loss == 0
+            assert not d.mistake
+            continue
+        made, best = d.compared
+        assert made.choice == d.chosen
+        assert d.compared_samples >= 20
+        assert d.compared_samples % 20 == 0
+        assert d.loss_se > 0
+        if d.best == d.chosen:  # the fresh worlds found the choice made as good
+            assert best.expected_score <= made.expected_score
+            assert d.loss == 0
+        else:
+            assert d.loss == pytest.approx(best.expected_score - made.expected_score)
+            assert d.loss > 0
+        assert d.mistake == (d.loss > NOISE_POINTS and d.loss > SIGNIFICANCE * d.loss_se)
+        shown = d.to_json()
+        assert shown["mistake"] == d.mistake
+        assert shown["loss"] == round(d.loss, 2)
+
+
+def test_few_worlds_report_no_mistake_that_many_worlds_reverse() -> None:
+    """The screening's best among several noisy means looks better than it is; with the
+    second look, each mistake found with 20 worlds a choice still loses points against
+    the same alternative when measured with 1,000 (seeded: the same check each run)."""
+    state = short_game(seed=9)
+    players = ["Ana", "Ben", "Cleo"]
+    quick = analyse_game(state, players, seed=4, samples=20)
+    mistakes = [d for d in quick.decisions if d.mistake]
+    assert mistakes
+    for d in mistakes:
+        def this_one(r: int, t: int | None, _i: int, seat: int, d: Decision = d) -> bool:
+            return (r, t, seat) == (d.round_no, d.trick, d.seat)
+
+        careful = analyse_game(state, players, seed=5, samples=1000, only=this_one)
+        (again,) = careful.decisions
+        options = {o.choice: o.expected_score for o in again.options}
+        assert options[d.best] > options[d.chosen], (d.where, d.player, options)
+
+
 def write_record(tmp_path: Path) -> Path:
     path = tmp_path / "game.json"
     path.write_text(dumps_record(export_record(short_game(), ["Ana", "Ben", "Cleo"])),
@@ -335,15 +391,27 @@ def test_analyse_command_prints_a_summary_and_json(tmp_path: Path) -> None:
     text = runner.invoke(app, ["analyse", str(path), "--samples", "8"])
     assert text.exit_code == 0, text.output
     assert "Ana: biggest mistakes" in text.output
+    # the record stops in round 3's bidding: said, and the rounds counted are those bid
+    assert "The record stops before the game's end: 3 rounds analysed." in text.output
     out = runner.invoke(app, ["analyse", str(path), "--samples", "8", "--json"])
     assert out.exit_code == 0
     data = json.loads(out.output)
     assert [s["player"] for s in data["summary"]] == ["Ana", "Ben", "Cleo"]
     assert all(d["loss"] >= 0 for d in data["decisions"])
+    assert data["finished"] is False
+    assert all(s["rounds"] == 3 for s in data["summary"])
+    # the table's columns line up under their heads, whatever the names' lengths
+    lines = text.output.splitlines()
+    head = next(line for line in lines if line.startswith("player"))
+    for name in ("Ana", "Ben", "Cleo"):
+        row = next(line for line in lines if line.startswith(name + " "))
+        assert len(row) == len(head), (head, row)
 
 
 @pytest.mark.parametrize(("content", "message"), [
     ("{not json", "invalid record"),
+    ("", "the record is empty"),
+    ("\ufeff \n", "the record is empty"),
     ('{"format": "minodice-record", "version": 1, "players": ["A", "B", "C"], '
      '"rounds": [{"hands": [["red"], ["red"], ["red"]], "bids": [0, 0, 5]}]}', "R6"),
     ('{"format": "minodice-record", "version": 1, "players": ["A", "B", "C"], '
@@ -371,3 +439,20 @@ def test_analyse_names_a_missing_file(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_mistakes_benchmark_counts_each_mistake_once(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``benchmarks/analysis.py`` (README's figures of mistakes that hold): every mistake a
+    rule calls is counted as holding, between 0 and 2 points, or reversed."""
+    bench = load_benchmark("analysis")
+    monkeypatch.setattr("sys.argv", ["analysis.py", "--games", "1", "--samples", "6",
+                                     "--reference", "30", "--lineup", "medium,random,easy"])
+    bench.main()
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()
+            if line.startswith(("screening", "with the"))]
+    assert len(rows) == 2
+    for row in rows:
+        called, hold, between, reverse = map(int, row[-4:])
+        assert called == hold + between + reverse
+    assert int(rows[0][-4]) > 0  # a random player's game has mistakes

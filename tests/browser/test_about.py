@@ -38,3 +38,27 @@ async def test_about_shows_every_die_with_its_faces_and_count(server: LiveServer
             assert kind["faces"] == [f"{want['name']}: {f}" for f in want["faces"]]
             assert kind["label"].endswith(", ".join(str(f) for f in want["faces"]))
     assert await overflowing(page) == []
+
+
+LABELS = """() => [...document.querySelectorAll(".dice-set")].map((set) => ({
+  edition: set.dataset.edition,
+  labels: [...set.querySelectorAll("li[data-kind] .kind-name svg text")].map((t) => t.textContent),
+}))"""
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "nl", "pt", "es"])
+async def test_the_letters_on_blank_dice_tell_every_kind_apart(server: LiveServer,
+                                                               pages: Pages, lang: str) -> None:
+    """A die shown without a face carries its kind's first letters: as many as it takes to
+    tell it from every other kind of its set, in the reader's language (the 2016 set's
+    black and blue both begin with "bl")."""
+    page = await pages.new(viewport={"width": 360, "height": 640})
+    await page.goto(f"{server.base}/about")
+    await page.evaluate("(lang) => localStorage.setItem('minodice.lang', lang)", lang)
+    await page.reload()
+    await page.locator(".dice-set[data-edition='skull-king'] li").first.wait_for()
+    for seen in await page.evaluate(LABELS):
+        labels = seen["labels"]
+        assert len(labels) >= 4, seen
+        assert all(len(label) >= 2 for label in labels), seen
+        assert len(set(labels)) == len(labels), seen

@@ -15,6 +15,7 @@ import pytest
 
 from live_server import LiveServer, servers
 from minodice.core.record import parse_record, summarize
+from minodice.core.rules import rounds_for
 
 from .conftest import Pages
 from .pages import BID, DIE, GAME_TIMEOUT, overflowing
@@ -213,6 +214,20 @@ async def test_analyse_shows_each_decision_beside_it(tmp_path: Path,
         assert [s.split(":")[0] for s in summary] == names
         assert await overflowing(page) == []
 
+        # Each player's biggest mistakes link to their place; a player without one is
+        # told so.
+        for s in analysis["summary"]:
+            item = page.locator(f'.analysis li[data-seat="{s["seat"]}"]')
+            shown_mistakes = [d for d in s["biggest_mistakes"] if d["mistake"]]
+            links = item.locator("ul.mistakes a")
+            assert await links.count() == len(shown_mistakes)
+            if not shown_mistakes:
+                assert "No mistake beyond the noise." in await item.inner_text()
+            for j, d in enumerate(shown_mistakes):
+                await links.nth(j).click()
+                place = f'.replay-trick[data-round="{d["round"]}"][data-trick="{d["trick"] or 0}"]'
+                await page.locator(place).wait_for()
+
         # A German reader gets German numbers: a decimal comma (the analysis, kept now,
         # shows at once).
         german = await pages.new(viewport=PHONE, locale="de-DE")
@@ -246,3 +261,16 @@ async def test_a_finished_table_links_to_its_replay_in_the_readers_language(serv
     winner = names[int(await page.locator(".replay-trick").get_attribute("data-winner") or -1)]
     assert caption.startswith(f"{winner['name']} gewinnt den Stich")
     assert "Runde 2/8" in await page.locator("#replay-where").inner_text()
+
+
+async def test_a_six_player_replay_fits_a_phone(server: LiveServer, pages: Pages) -> None:
+    """Six seats' figures and dice on a 360-pixel screen: nothing reaches past its edge,
+    at a round's bids and at the game's end."""
+    table = server.finished_bot_game(6)
+    page = await pages.new(viewport=PHONE)
+    await page.goto(f"{server.base}/replay/{table}#r{rounds_for(6)}")
+    await page.locator(".replay-trick").wait_for()
+    assert (await shown(page))["round"] == rounds_for(6)
+    assert await overflowing(page) == []
+    await page.keyboard.press("End")
+    assert await overflowing(page) == []

@@ -177,6 +177,7 @@ def evaluate_bids(
     draw_hands: Callable[[Unseen, random.Random], list[Hand]] | None = None,
     unseen_specials: bool = False,
     intent: bool = False,
+    per_world: list[list[int]] | None = None,
 ) -> BidEvaluation:
     """Simulate the round ``samples`` times for each candidate bid of ``view.seat``.
 
@@ -186,7 +187,9 @@ def evaluate_bids(
     ``value_of`` scores a play-out (default: :func:`round_value` with ``spite``).
     ``others_offset``: the others bid their hand's expected tricks plus this, rounded.
     ``draw_hands`` draws each world's hands (default: :meth:`Unseen.sample`, every deal of
-    the unseen dice that fits the view equally likely).
+    the unseen dice that fits the view equally likely). ``per_world``, if given, gets one
+    row per sampled world: the seat's points for each candidate bid (what a paired
+    comparison's standard error needs, :mod:`.analysis`).
     """
     strength = strength_of(view.dice_set)
     power = strength.power(view.players)
@@ -207,6 +210,7 @@ def evaluate_bids(
         if announced is not None:
             others = [o if a is None else a for o, a in zip(others, announced, strict=True)]
         seed = rng.random()
+        row: list[int] = []
         for b in bids:
             state = world.clone()
             for s in range(view.players):
@@ -219,6 +223,9 @@ def evaluate_bids(
             value[b] += value_of(log.points)
             points[b] += log.points[seat]
             tricks[b][log.winners.count(seat)] += 1
+            row.append(log.points[seat])
+        if per_world is not None:
+            per_world.append(row)
     return BidEvaluation(
         bids, samples,
         {b: v / samples for b, v in value.items()},
@@ -395,14 +402,16 @@ class SearchBot:
         return 0.0
 
     def evaluate_plays(self, view: SeatView, legal: Sequence[Action], rng: random.Random,
-                       samples: int | None = None, weighted: bool = True) -> PlayEvaluation:
+                       samples: int | None = None, weighted: bool = True,
+                       per_world: list[list[int]] | None = None) -> PlayEvaluation:
         """Play the round out from each legal die in the same sampled worlds, with the same
         dice luck (common random numbers); ``samples`` defaults to the play budget's.
 
         ``weighted``: weigh the sampled worlds by the bids and the rolls so far
         (:meth:`_sample_world`); without it every deal of the unseen dice that agrees with
         the view is equally likely (what an exhaustive count over those deals computes, so
-        the game analysis can be checked against one).
+        the game analysis can be checked against one). ``per_world``, if given, gets one
+        row per sampled world: the seat's points for each legal die.
         """
         strength = strength_of(view.dice_set)
         power = strength.power(view.players)
@@ -425,6 +434,7 @@ class SearchBot:
                 hands = unseen.sample(rng)
             world = world_from_view(view, hands)
             seed = rng.random()
+            row: list[int] = []
             for j, action in enumerate(legal):
                 state = world.clone()
                 state.apply(action, seat=seat)
@@ -436,6 +446,9 @@ class SearchBot:
                 points[j] += log.points[seat]
                 takes[j] += log.winners[trick] == seat
                 made[j] += log.winners.count(seat) == bid
+                row.append(log.points[seat])
+            if per_world is not None:
+                per_world.append(row)
         return PlayEvaluation(list(legal), samples, value,
                               [p / samples for p in points], [t / samples for t in takes],
                               [m / samples for m in made])

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from minodice.bots.analysis import NOISE_POINTS, Analysis, analyse_game
+from minodice.bots.analysis import NOISE_POINTS, SIGNIFICANCE, Analysis, analyse_game
 from minodice.cli.common import app, check_range, progress_bar
 from minodice.cli.records import exit_invalid_record, read_record_text
 from minodice.core.errors import InvalidRecordError
@@ -17,25 +17,40 @@ from minodice.text.safe import json_text, printable
 
 def render_analysis(analysis: Analysis) -> str:
     """The summary per player, then each player's biggest mistakes, for a person."""
+    names = [printable(s.player) for s in analysis.summaries]
+    width = max(6, min(40, max((len(n) for n in names), default=6)))
+    worlds = sorted({d.samples for d in analysis.decisions})
+    rounds = analysis.summaries[0].rounds if analysis.summaries else 0
+    weighed = (f"{worlds[0]}" if len(worlds) == 1 else f"{worlds[0]} to {worlds[-1]}"
+               if worlds else "no")
     lines = [
         "Expected round points lost by each player's choices, from what that player could "
-        "see at the time",
-        f"(seed {analysis.seed}; a choice within {NOISE_POINTS:g} points of the best is "
-        "not counted as a mistake)",
-        "",
-        f"{'player':<20} {'decisions':>9} {'lost':>8} {'per round':>9} {'bids':>8} "
-        f"{'dice':>8} {'too high':>8} {'too low':>7}",
+        "see at the time.",
+        f"Each choice weighed in {weighed} sampled worlds (seed {analysis.seed}); where "
+        "another choice looked better, both were weighed again on fresh worlds.",
+        f"A mistake loses more than {NOISE_POINTS:g} points, and more than "
+        f"{SIGNIFICANCE:g} standard errors of that measure.",
     ]
-    for s in analysis.summaries:
+    if not analysis.finished:
+        lines.append(f"The record stops before the game's end: {rounds} "
+                     f"round{'' if rounds == 1 else 's'} analysed.")
+    lines += [
+        "",
+        "lost: expected points lost in the game, and a round; of them in bids and in dice.",
+        "bids high / low: mistaken bids above / below the best bid.",
+        f"{'player':<{width}} {'decisions':>9} {'lost':>7} {'a round':>7} {'in bids':>7} "
+        f"{'in dice':>7} {'bids high':>9} {'bids low':>8}",
+    ]
+    for name, s in zip(names, analysis.summaries, strict=True):
         lines.append(
-            f"{printable(s.player)[:20]:<20} {s.decisions:>9} {s.points_lost:>8.1f} "
-            f"{s.lost_per_round:>9.1f} {s.bid_points_lost:>8.1f} {s.roll_points_lost:>8.1f} "
-            f"{s.bids_too_high:>8} {s.bids_too_low:>7}")
-    for s in analysis.summaries:
+            f"{name[:width]:<{width}} {s.decisions:>9} {s.points_lost:>7.1f} "
+            f"{s.lost_per_round:>7.1f} {s.bid_points_lost:>7.1f} {s.roll_points_lost:>7.1f} "
+            f"{s.bids_too_high:>9} {s.bids_too_low:>8}")
+    for name, s in zip(names, analysis.summaries, strict=True):
         lines.append("")
-        lines.append(f"{printable(s.player)}: biggest mistakes")
+        lines.append(f"{name}: biggest mistakes")
         if not s.mistakes:
-            lines.append("  none above the noise")
+            lines.append("  none beyond the noise")
         for d in s.mistakes:
             chosen, best = d.value(d.chosen), d.value(d.best)
             what = "bid" if d.kind == "bid" else "rolled"
@@ -43,7 +58,7 @@ def render_analysis(analysis: Analysis) -> str:
                 f"  {d.where}: {what} {d.chosen} (expected {chosen.expected_score:+.1f}, "
                 f"makes the bid {chosen.make_chance:.0%}); best {d.best} "
                 f"(expected {best.expected_score:+.1f}, {best.make_chance:.0%}): "
-                f"{d.loss:.1f} points lost")
+                f"{d.loss:.1f} points lost (± {d.loss_se:.1f})")
     return "\n".join(lines) + "\n"
 
 
@@ -53,15 +68,16 @@ def analyse(
     as_json: Annotated[bool, typer.Option("--json", help="Print the analysis as JSON.")] = False,
     samples: Annotated[
         Optional[int],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--samples", help="Simulated rounds per choice, at most 10000 (default: "
-                     "by the decision's size, 60 to 600; the time grows with it)."),
+        typer.Option("--samples", help="Sampled worlds per choice, at most 10000 (default: "
+                     "by the decision's size, 60 to 600; a choice weighed again against the "
+                     "best gets up to 4 times as many; the time grows with it)."),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed: the same record and seed, "
                                       "the same analysis.")] = 0,
 ) -> None:
-    """Every decision of a game: the expected round score and chance of making the bid of
-    the choice made against the best one, from that player's own view; the biggest
-    mistakes and a summary per player."""
+    """Every decision of a game, weighed from that player's own view: what the choice made
+    was worth (expected round score, chance of making the bid) against the best one; the
+    biggest mistakes and a summary per player."""
     if samples is not None:
         check_range("--samples", samples, 1, 10_000)
     if seed < 0:

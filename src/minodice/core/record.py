@@ -148,10 +148,13 @@ def _with_rule(message: str, rule: str | None) -> str:
 
 def parse_record(text: str) -> LoadedRecord:
     """Read a record from JSON text; every problem is an :class:`InvalidRecordError`."""
+    # A byte-order mark, as some Windows editors save UTF-8, is not part of the JSON
+    # (RFC 8259 lets a reader ignore it).
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise _type_error("the record is empty")
     try:
-        # A byte-order mark, as some Windows editors save UTF-8, is not part of the JSON
-        # (RFC 8259 lets a reader ignore it).
-        data = json.loads(text.removeprefix("\ufeff"))
+        data = json.loads(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge integers, nesting
         raise _type_error(f"not JSON: {exc}") from None
     return load_record(data)

@@ -39,9 +39,11 @@ from minodice.wire.http import Request as RequestBody
 
 log = logging.getLogger("minodice.server")
 
-#: Simulated rounds per choice on the web: about a tenth of the command line's most, so a
-#: whole 4-player game is analysed in well under a minute on one worker (the figures are
-#: noisier; ``minodice analyse RECORD`` gives the full measure).
+#: Sampled worlds per choice on the web: about a tenth of the command line's most, so a
+#: whole 4-player game is analysed in well under a minute on one worker. The figures are
+#: noisier (``minodice analyse RECORD`` gives the full measure), but its mistakes are not
+#: luck: each is weighed again on fresh worlds and must be significant (:mod:`minodice.
+#: bots.analysis`; ``benchmarks/analysis.py``).
 WEB_ANALYSIS_SAMPLES = 60
 #: Finished analyses kept in memory too (all of them are kept in the store, where a
 #: restarted server finds them: :meth:`Analyses.recall`).

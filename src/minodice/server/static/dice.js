@@ -46,6 +46,16 @@ function symbolRole(diceSet, name) {
   return diceSet.symbols.indexOf(name);
 }
 
+// The fewest first letters (two at least) of a number kind's name that no other number kind
+// of the set starts with (a special die shows its symbol): "bla" and "blu", not "bl" twice.
+export function shortName(diceSet, kind) {
+  const own = word(kind.name);
+  const others = diceSet.kinds.filter((k) => !k.special && k.name !== kind.name).map((k) => word(k.name).toLowerCase());
+  let n = 2;
+  while (n < own.length && others.some((o) => o.startsWith(own.slice(0, n).toLowerCase()))) n += 1;
+  return own.slice(0, n);
+}
+
 // kind: {name, colour, special}; face: a record face (number, "flag", symbol) or null.
 // label: write the kind's first letters on a number die that shows no face; off where a
 // text next to the die names it (the hand's buttons), so that a button's visible text is
@@ -75,7 +85,7 @@ export function die(diceSet, kind, face, { size = 48, label = true } = {}) {
     if (role >= 0) parts.push(s("path", { d: ICONS[role], fill: ink, opacity: shown === null ? 0.9 : 1 }));
     else if (shown === null && label) {
       parts.push(s("text", { x: 40, y: 52, "text-anchor": "middle", "font-size": 30, "font-weight": 700, fill: ink },
-        word(kind.name).slice(0, 2)));
+        shortName(diceSet, kind)));
     }
   }
   const svg = s("svg", { viewBox: "0 0 80 80", width: size, height: size, class: "die-svg", role: "img",

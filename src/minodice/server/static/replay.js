@@ -113,6 +113,12 @@ function indexOfHash(game, places, hash) {
   return places.findIndex((p) => `#${placeHash(game, p)}` === hash);
 }
 
+// A decision the analysis counts as a mistake: beyond the noise and significant (analyses
+// stored before that test came: beyond the noise).
+function isMistake(d, analysis) {
+  return d.mistake !== undefined ? d.mistake : d.loss > analysis.noise_points;
+}
+
 // The page ------------------------------------------------------------------------------
 
 export async function showReplay(root, tableId, ui) {
@@ -289,7 +295,7 @@ class ReplayView {
     if (!this.analysis) return null;
     const names = this.game.players;
     const round = this.game.rounds[at.r - 1];
-    const line = (d, what) => h("li", { class: d.loss > this.analysis.noise_points ? "mistake" : "" },
+    const line = (d, what) => h("li", { class: isMistake(d, this.analysis) ? "mistake" : "" },
       what, " ", _("expected {points} points, makes the bid {chance}.", { points: signed(d.expected_score_chosen), chance: percent(d.make_chance_chosen) }), " ",
       d.chosen === d.best ? _("The best choice.")
         : _("Best: {best} (expected {points}, {chance}); {lost} points lost.", { best: d.kind === "bid" ? d.best : word(d.best),
@@ -309,11 +315,26 @@ class ReplayView {
     return h("section", { class: "card analysis-notes", "aria-label": _("Analysis") }, h("ul", {}, items));
   }
 
+  // Per player: points lost a round, mistaken bids, and the biggest mistakes as links to
+  // their place in the replay.
   summary() {
+    const mistakes = (s) => s.biggest_mistakes.filter((d) => isMistake(d, this.analysis)).map((d) => {
+      const at = { r: d.round, t: d.trick || 0, k: 0 };
+      if (d.trick) at.k = this.game.rounds[d.round - 1].tricks[d.trick - 1].rolls.findIndex((roll) => roll.player === d.seat) + 1;
+      const where = d.trick ? _("Round {r}, trick {t}", { r: d.round, t: d.trick }) : _("Round {r}, bid", { r: d.round });
+      return h("li", {}, h("a", { href: `#${placeHash(this.game, at)}` }, where), " ",
+        _("{lost} points lost", { lost: decimal(d.loss) }));
+    });
     return h("section", { class: "card analysis" }, h("h2", {}, _("Analysis")),
-      h("ul", {}, this.analysis.summary.map((s) => h("li", { "data-seat": s.seat },
-        _("{name}: {lost} points lost per round; bids too high {high}, too low {low}.", {
-          name: s.player, lost: decimal(s.points_lost_per_round), high: s.bids_too_high, low: s.bids_too_low })))));
+      h("ul", {}, this.analysis.summary.map((s) => {
+        const worst = mistakes(s);
+        return h("li", { "data-seat": s.seat },
+          _("{name}: {lost} points lost a round; bids above the best bid: {high}, below it: {low}.", {
+            name: s.player, lost: decimal(s.points_lost_per_round), high: s.bids_too_high, low: s.bids_too_low }),
+          worst.length ? h("ul", { class: "mistakes", "aria-label": _("Biggest mistakes") }, worst)
+            : h("p", { class: "hint" }, _("No mistake beyond the noise.")));
+      })),
+      this.analysis.finished === false ? h("p", { class: "hint" }, _("The game stopped before its end.")) : null);
   }
 
   // The score pad as it stood: every round finished by this step.
