@@ -34,7 +34,13 @@ from minodice.play.driver import (
     SeatBack,
     StandingIn,
 )
-from minodice.play.runners import Decision, DecisionRequest, InProcessRunner, PerSeatRunner
+from minodice.play.runners import (
+    Decision,
+    DecisionRequest,
+    InProcessRunner,
+    PerSeatRunner,
+    checked,
+)
 from minodice.play.table import (
     PRIMARY,
     BidMade,
@@ -295,6 +301,62 @@ async def test_a_bot_timing_out_is_named_and_the_server_plays_a_random_move(
     assert first.fallback is not None
     assert first.error == "bot 'slowpoke' (seat 1) took longer than 0.05 s for one decision"
     assert log.of(GameOver)
+
+
+class _WorkerLike:
+    """Answers as the server's bot workers do: the view goes out when asked, the answer
+    comes back later and is checked then (:func:`checked`). Its first answer waits until
+    released: a stand-in still thinking while its person comes back and acts."""
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+        self.release = asyncio.Event()
+
+    def decide(self, request: DecisionRequest) -> Decision:
+        return Decision(checked(request, request.view.legal_actions[0]), 0.0)
+
+    async def decide_async(self, request: DecisionRequest) -> Decision:
+        view = request.view  # sent to the worker
+        if not self.asked.is_set():
+            self.asked.set()
+            await self.release.wait()
+        return Decision(checked(request, view.legal_actions[0]), 0.0)
+
+    def close(self) -> None:
+        pass
+
+
+async def test_a_stand_in_s_late_answer_is_dropped_and_the_bots_play_on() -> None:
+    """The stand-in is asked Ben's bid; Ben, back, bids himself and Ana bids while it
+    thinks. Its answer, legal for the decision it was asked, is dropped as stale: it is
+    not checked against Ben's next decision (none: he has bid), no random move is played
+    for him, and the bot after it bids, so that the game goes on (it used to wait for that
+    bot until someone came or went: the random move drawn from Ben's legal actions, none,
+    ended the driver's pump)."""
+    table = unstarted(["Ana", "Ben"], bots=("random",), players=3)
+    runner = _WorkerLike()
+    log = Log()
+    driver = Driver(table, runner, scheduler=FakeScheduler(), stand_in="easy",
+                    listeners=[log], on_bot_error=RANDOM)
+    await driver.start()
+    driver.stand_in_now(1)
+    driver.kick()
+    await spin(runner.asked.is_set)
+    assert runner.asked.is_set()
+    await driver.act(1, Bid(0))  # Ben is back and bids himself
+    await driver.act(0, Bid(1))
+    assert driver.waiting_for() == [2]
+    runner.release.set()
+    await spin(lambda: 2 not in driver.waiting_for())
+    await driver.settle()
+    assert not log.of(BotFailed)
+    assert not log.of(Crashed)
+    # Ben's answer came and was not used; then the bot bid (and the stand-in, still in
+    # Ben's seat, plays on with it until only Ana's decision is left)
+    assert [e.seat for e in log.of(BotDecided)][:2] == [1, 2]
+    assert table.decisions >= 3
+    assert table.snapshot()["rounds"][0]["bids"][:2] == [1, 0]
+    assert driver.waiting_for() == [0]
 
 
 def test_a_bot_timing_out_stops_a_tournament_game() -> None:

@@ -65,6 +65,7 @@ from typing import Any, Protocol
 from minodice.bots.protocol import BotError
 from minodice.core.actions import Action
 from minodice.core.errors import MinodiceError
+from minodice.core.view import SeatView
 from minodice.play.runners import BotRunner, DecisionRequest
 from minodice.play.table import Event, Table
 
@@ -346,16 +347,25 @@ class Driver:
 
     # -- asking a bot ---------------------------------------------------------------------------
 
-    def _request(self, seat: int, bot: str) -> DecisionRequest:
-        return DecisionRequest(seat, bot, self.table, self.bot_rng(seat), self.time_limit)
+    def _request(self, seat: int, bot: str, snapshot: bool = False) -> DecisionRequest:
+        """A decision for ``bot``; with ``snapshot``, of the seat's view as it is now.
 
-    def _failed(self, seat: int, error: BotError) -> Action:
-        """What the seat plays after its bot failed, or the error again (STOP)."""
+        A bot asked without blocking thinks while people act: the table moves on under it.
+        Its answer must be checked against the decision it was asked (and dropped as stale
+        if the game is past it), never against a later one, whose legal actions it does
+        not know; so the request reads its view and legal actions at once, not when the
+        runner first looks."""
+        source: Table | SeatView = self.table.view(seat) if snapshot else self.table
+        return DecisionRequest(seat, bot, source, self.bot_rng(seat), self.time_limit)
+
+    def _failed(self, seat: int, error: BotError, request: DecisionRequest) -> Action:
+        """What the seat plays after its bot failed (a random legal action of the decision
+        it was asked), or the error again (STOP)."""
         if self.on_bot_error is STOP:
             self.failure = error
             self._emit([BotFailed(seat, str(error), None)])
             raise error
-        fallback = self.fallback_rng.choice(list(self.table.legal(seat)))
+        fallback = self.fallback_rng.choice(list(request.legal))
         self._emit([BotFailed(seat, str(error), fallback)])
         return fallback
 
@@ -364,7 +374,7 @@ class Driver:
         try:
             decision = ask(request)
         except BotError as error:
-            return self._failed(seat, error)
+            return self._failed(seat, error, request)
         self._emit([BotDecided(seat, bot, decision.action, decision.seconds)])
         action: Action = decision.action
         return action
@@ -398,10 +408,11 @@ class Driver:
             bot = bots[seat]
             if bot is None:
                 return  # a person's decision
+            request = DecisionRequest(seat, bot, table, bot_rng(seat), limit)
             try:
-                action = decide(DecisionRequest(seat, bot, table, bot_rng(seat), limit)).action
+                action = decide(request).action
             except BotError as error:
-                action = self._failed(seat, error)
+                action = self._failed(seat, error, request)
             table.play_quietly(seat, action)
 
     # -- asynchronous: people and bots ----------------------------------------------------------
@@ -496,7 +507,7 @@ class Driver:
         """Ask ``bot`` for ``seat``'s decision and apply it; False if the write failed."""
         if self._stale(seat, turn):
             return True
-        action = await self._decided_async(seat, bot, self._request(seat, bot))
+        action = await self._decided_async(seat, bot, self._request(seat, bot, snapshot=True))
         async with self._lock:
             if self._stale(seat, turn):
                 return True
@@ -512,7 +523,7 @@ class Driver:
         try:
             decision = await self.runner.decide_async(request)
         except BotError as error:
-            return self._failed(seat, error)
+            return self._failed(seat, error, request)
         self._emit([BotDecided(seat, bot, decision.action, decision.seconds)])
         return decision.action
 
