@@ -115,6 +115,30 @@ async def test_a_seat_that_does_not_reveal_is_replaced_and_played_by_the_stand_i
         verify_record(record)
 
 
+async def test_a_replaced_seat_s_person_who_acts_takes_it_back(lobby: Lobby) -> None:
+    """Ben, connected all along, never revealed his seed: the stand-in plays for him from
+    the first deal, until he acts himself. Then it is his seat again (no autoplay), and
+    the bots go on around him."""
+    lobby.settings.reveal_seconds = 0.05
+    lobby.settings.grace = 3600.0
+    lobby.settings.bot_delay = 3600.0  # the stand-in waits; Ben acts first
+    room, _host = await lobby.create(3, "mino", "standard", [None, None, "random"], None, False)
+    _a, token_a, _ = await lobby.join(room.id, "Ana", None, None, seed_hash("mine"))
+    b, _token_b, _ = await lobby.join(room.id, "Ben", None, None, seed_hash("never told"))
+    await lobby.reveal(room.id, token_a, "mine")
+    for _ in range(500):
+        if room.row.status != "waiting":
+            break
+        await asyncio.sleep(0.01)
+    assert room.players()[b]["autoplay"] == "easy"
+    assert room.table is not None
+    assert room.driver is not None
+    assert b in room.driver.waiting_for()
+    await room.apply(b, room.table.legal(b)[0], room.table.current_turn())
+    assert room.players()[b]["autoplay"] is None
+    assert room.driver.bot_of(b) is None
+
+
 async def test_plain_seeds_of_older_clients_still_play_at_once(lobby: Lobby) -> None:
     room, _host = await lobby.create(3, "skull-king", "standard", [None, None, "easy"], None, False)
     await lobby.join(room.id, "Ana", "an old client's seed")

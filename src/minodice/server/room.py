@@ -480,6 +480,10 @@ class Room:
         driver = self.driver
         if driver is None or self.table is None:
             raise DriverError(f"the game is {self.row.status}")
+        if driver.kind(seat) is SeatKind.STAND_IN:
+            # a person who acts is here: the stand-in stops playing for them (a seat whose
+            # seed came late is stood in for from the first deal, its person connected)
+            driver.back(seat)
         await driver.act(seat, action, turn)
 
     async def on_act(self, conn: Sender, msg: Act) -> None:
