@@ -24,6 +24,7 @@ from minodice.core.fair import (
     Fairness,
     FairnessError,
     FairStream,
+    UnfinishedRecordError,
     commitment,
     deal,
     first_starter,
@@ -405,8 +406,14 @@ def test_a_cut_fair_1_record_is_refused() -> None:
     """fair-1 records keep verifying, but only whole: a cut one proves nothing."""
     record, _ = fair_game(seed=3)
     record["rounds"][-1]["tricks"] = record["rounds"][-1]["tricks"][:-1]
-    with pytest.raises(FairnessError, match="not finished"):
+    with pytest.raises(UnfinishedRecordError, match="not finished"):
         verify_record(record)
+    # the dice it has are checked all the same: a face changed in it is not fair
+    record["rounds"][0]["tricks"][0][0]["face"] = "flag" if \
+        record["rounds"][0]["tricks"][0][0]["face"] != "flag" else 1
+    with pytest.raises(FairnessError, match="round 1, trick 1, roll 1") as caught:
+        verify_record(record)
+    assert not isinstance(caught.value, UnfinishedRecordError)
 
 
 def test_verify_command_refuses_in_one_line(tmp_path: Path) -> None:
@@ -419,7 +426,8 @@ def test_verify_command_refuses_in_one_line(tmp_path: Path) -> None:
         "huge name": (json.dumps(huge), "NOT FAIR: player 1's name must be 1 to 32"),
         "nested": ("[" * 1_000_000 + "]" * 1_000_000, "invalid record: nested too deeply"),
         "bid": (json.dumps(fair2_tampered("bid")), "NOT FAIR: the record's totals"),
-        "cut": (json.dumps(fair2_tampered("truncated")), "NOT FAIR: the game is not finished"),
+        "cut": (json.dumps(fair2_tampered("truncated")),
+                "not vouched for: the 7 deals and"),
     }
     for name, (text, message) in cases.items():
         path = tmp_path / f"{name}.json"

@@ -16,7 +16,7 @@ from minodice.bots.protocol import BotError
 from minodice.cli.common import LEVELS, app, check_float, check_range, data_path
 from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError
-from minodice.core.fair import FairnessError, verify_record
+from minodice.core.fair import FairnessError, UnfinishedRecordError, verify_record
 from minodice.core.record import load_record
 from minodice.text.safe import one_line, printable
 
@@ -480,6 +480,9 @@ def verify(
         raise typer.Exit(1) from None
     try:
         result = verify_record(data)
+    except UnfinishedRecordError as exc:
+        typer.echo(f"minodice verify: not vouched for: {one_line(str(exc))}", err=True)
+        raise typer.Exit(1) from None
     except FairnessError as exc:
         typer.echo(f"minodice verify: NOT FAIR: {one_line(str(exc))}", err=True)
         raise typer.Exit(1) from None

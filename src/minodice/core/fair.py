@@ -246,6 +246,12 @@ class FairnessError(ValueError):
     follow the rules and its own scores; the message says where."""
 
 
+class UnfinishedRecordError(FairnessError):
+    """A record whose dice so far follow from its seeds, but that stops before the game's
+    end: a cut record proves nothing about the dice it leaves out (our server reveals its
+    seed only at a game's end), so it is not vouched for, though nothing in it is wrong."""
+
+
 @dataclass(frozen=True)
 class Verified:
     """What :func:`verify_record` checked: deals, rolls, the final totals, the winners."""
@@ -293,11 +299,6 @@ def verify_record(record: Any) -> Verified:
     except InvalidRecordError as exc:
         raise FairnessError(f"against the rules: {exc}") from None
     state = loaded.state
-    if not state.is_terminal():
-        raise FairnessError(f"the game is not finished ({len(record['rounds'])} rounds of "
-                            f"{state.config.rounds}, the last one whole or not): a cut "
-                            "record proves nothing about the dice it leaves out")
-    totals = tuple(state.rounds[-1].totals or ())
     try:
         fair = Fairness.from_json(record.get("fairness"), len(players))
     except ValueError as exc:
@@ -332,6 +333,13 @@ def verify_record(record: Any) -> Verified:
                         f"{entry['die']} die shows {entry['face']}, but the seeds roll "
                         f"{face.name}")
                 checked += 1
+    if not state.is_terminal():
+        raise UnfinishedRecordError(
+            f"the {len(record['rounds'])} deals and {checked} rolls it has follow from the "
+            f"revealed seeds, but the game is not finished ({len(record['rounds'])} rounds of "
+            f"{state.config.rounds}, the last one whole or not): a cut record proves nothing "
+            "about the dice it leaves out")
+    totals = tuple(state.rounds[-1].totals or ())
     # Last: a face changed is told as that face, though it changes the scores too.
     claimed = record.get("totals")
     if claimed is None and fair.scheme == SCHEME_2:
