@@ -18,9 +18,11 @@ from typer.testing import CliRunner
 
 from minodice.cli import app
 from minodice.core.dice import load_dice_set
+from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import (
     SCHEME_2,
     Binding,
+    DiceMismatchError,
     Fairness,
     FairnessError,
     FairStream,
@@ -34,6 +36,7 @@ from minodice.core.fair import (
     seed_hash,
     verify_record,
 )
+from minodice.core.record import load_record
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig
 from minodice.play.table import FairChance, ReplayError, SeatSpec, Table
@@ -400,6 +403,38 @@ def fair2_tampered(change: str) -> dict[str, Any]:
 def test_fair_2_tampering_is_caught(change: str, message: str) -> None:
     with pytest.raises(FairnessError, match=message):
         verify_record(fair2_tampered(change))
+
+
+def test_a_face_changed_is_named_where_it_is_though_the_rules_break_later() -> None:
+    """A face changed so that its trick goes to another player breaks the rules only at
+    the next trick (someone else leads): verify names the face the seeds do not roll, not
+    the lead that follows from it."""
+    record = fair2_game(seed=5)
+    dice = load_dice_set("mino")
+    for r, rnd in enumerate(record["rounds"], start=1):
+        for t, trick in enumerate(rnd["tricks"][:-1], start=1):
+            for q, entry in enumerate(trick):
+                for face in dice.kind(entry["die"]).faces:
+                    bad = copy.deepcopy(record)
+                    place = bad["rounds"][r - 1]["tricks"][t - 1]
+                    place[q]["face"] = int(face.name) if face.name.isdigit() else face.name
+                    try:
+                        load_record(bad)
+                    except InvalidRecordError as exc:
+                        if (exc.round, exc.trick) > (r, t):
+                            with pytest.raises(DiceMismatchError,
+                                               match=f"round {r}, trick {t}, roll {q + 1}"):
+                                verify_record(bad)
+                            return
+    pytest.fail("no face change that breaks a later trick's lead was found")
+
+
+def test_wrong_totals_are_shown_whole_however_large() -> None:
+    record = fair2_game(seed=5)
+    record["totals"] = [10**50, 100, 1, 5]
+    with pytest.raises(FairnessError,
+                       match=r"the record's totals \[a number of 51 digits, 100, 1, 5\] are"):
+        verify_record(record)
 
 
 def test_a_cut_fair_1_record_is_refused() -> None:

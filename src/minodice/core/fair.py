@@ -246,6 +246,15 @@ class FairnessError(ValueError):
     follow the rules and its own scores; the message says where."""
 
 
+class DiceMismatchError(FairnessError):
+    """A hand or a face that the seeds do not give, at ``place``: (round, trick, roll),
+    trick and roll 0 for a hand."""
+
+    def __init__(self, message: str, place: tuple[int, int, int]) -> None:
+        super().__init__(message)
+        self.place = place
+
+
 class UnfinishedRecordError(FairnessError):
     """A record whose dice so far follow from its seeds, but that stops before the game's
     end: a cut record proves nothing about the dice it leaves out (our server reveals its
@@ -287,7 +296,6 @@ def verify_record(record: Any) -> Verified:
     Raises :class:`FairnessError` at the first problem, naming its place as the record
     errors do (round, trick, roll from 1).
     """
-    from minodice.core.dice import load_dice_set
     from minodice.core.errors import InvalidRecordError
     from minodice.core.record import load_record
 
@@ -297,8 +305,43 @@ def verify_record(record: Any) -> Verified:
     try:
         loaded = load_record(record)
     except InvalidRecordError as exc:
+        # A face changed can break the rules only later (the trick goes to another player,
+        # who then leads out of turn): name the face that the seeds do not roll, if any.
+        broken = (exc.round or 0, exc.trick or 0, exc.roll or 0)
+        try:
+            _check_dice(record, players)
+        except DiceMismatchError as changed:
+            if changed.place < broken:
+                raise changed from None
+        except (KeyError, TypeError, ValueError, IndexError):
+            pass  # too broken to read its dice, or wrong elsewhere: the rules say where
         raise FairnessError(f"against the rules: {exc}") from None
     state = loaded.state
+    scheme, checked = _check_dice(record, players)
+    if not state.is_terminal():
+        raise UnfinishedRecordError(
+            f"the {len(record['rounds'])} deals and {checked} rolls it has follow from the "
+            f"revealed seeds, but the game is not finished ({len(record['rounds'])} rounds of "
+            f"{state.config.rounds}, the last one whole or not): a cut record proves nothing "
+            "about the dice it leaves out")
+    totals = tuple(state.rounds[-1].totals or ())
+    # Last: a face changed is told as that face, though it changes the scores too.
+    claimed = record.get("totals")
+    if claimed is None and scheme == SCHEME_2:
+        raise FairnessError('a minodice-fair-2 record states its "totals"; this one does not')
+    if claimed is not None and claimed != list(totals):
+        raise FairnessError(f"the record's totals {_shown_totals(claimed)} are not what its bids "
+                            f"and tricks score ({list(totals)})")
+    return Verified(scheme, len(record["rounds"]), checked, totals,
+                    tuple(state.winners()))
+
+
+def _check_dice(record: dict[str, Any], players: list[str]) -> tuple[str, int]:
+    """The commitment, the seeds, the first start player and every deal and roll of
+    ``record`` against its revealed seeds; returns the scheme and the rolls checked. Raises
+    :class:`FairnessError` at the first that does not follow."""
+    from minodice.core.dice import load_dice_set
+
     try:
         fair = Fairness.from_json(record.get("fairness"), len(players))
     except ValueError as exc:
@@ -321,34 +364,29 @@ def verify_record(record: Any) -> Verified:
         dealt = deal(stream, dice_set, len(players), r)
         for seat, (hand, want_hand) in enumerate(zip(rnd["hands"], dealt, strict=True)):
             if Counter(hand) != Counter(want_hand.names()):
-                raise FairnessError(
+                raise DiceMismatchError(
                     f"round {r}: {players[seat]}'s hand {','.join(sorted(hand))} does not "
-                    f"follow from the seeds (they deal {want_hand})")
+                    f"follow from the seeds (they deal {want_hand})", (r, 0, 0))
         for t, trick in enumerate(rnd.get("tricks", []), start=1):
             for q, entry in enumerate(trick, start=1):
                 face = roll(stream, dice_set, entry["die"])
                 if str(entry["face"]) != face.name:
-                    raise FairnessError(
+                    raise DiceMismatchError(
                         f"round {r}, trick {t}, roll {q}: {players[entry['player']]}'s "
                         f"{entry['die']} die shows {entry['face']}, but the seeds roll "
-                        f"{face.name}")
+                        f"{face.name}", (r, t, q))
                 checked += 1
-    if not state.is_terminal():
-        raise UnfinishedRecordError(
-            f"the {len(record['rounds'])} deals and {checked} rolls it has follow from the "
-            f"revealed seeds, but the game is not finished ({len(record['rounds'])} rounds of "
-            f"{state.config.rounds}, the last one whole or not): a cut record proves nothing "
-            "about the dice it leaves out")
-    totals = tuple(state.rounds[-1].totals or ())
-    # Last: a face changed is told as that face, though it changes the scores too.
-    claimed = record.get("totals")
-    if claimed is None and fair.scheme == SCHEME_2:
-        raise FairnessError('a minodice-fair-2 record states its "totals"; this one does not')
-    if claimed is not None and claimed != list(totals):
-        raise FairnessError(f"the record's totals {str(claimed)[:60]} are not what its bids "
-                            f"and tricks score ({list(totals)})")
-    return Verified(fair.scheme, len(record["rounds"]), checked, totals,
-                    tuple(state.winners()))
+    return fair.scheme, checked
+
+
+def _shown_totals(claimed: Any) -> str:
+    """A record's claimed totals for a message: a list shown whole (its brackets too),
+    a huge number by its length."""
+    if isinstance(claimed, list) and all(isinstance(t, int) for t in claimed[:8]):
+        items = [str(t) if len(str(t)) <= 12 else f"a number of {len(str(t))} digits"
+                 for t in claimed[:8]]
+        return "[" + ", ".join(items) + (", …" if len(claimed) > 8 else "") + "]"
+    return json.dumps(claimed)[:60]
 
 
 def _check_seeds(fair: Fairness, players: list[str]) -> None:
