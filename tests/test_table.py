@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minodice.cli.play import resume_table
+from minodice.cli.play import _written_elsewhere, resume_table
 from minodice.core.actions import Action
 from minodice.core.dice import load_dice_set
+from minodice.core.record import export_record, load_record
 from minodice.core.state import GameConfig, Phase
 from minodice.core.view import SeatView
 from minodice.play.table import (
@@ -76,7 +77,8 @@ def test_resume_does_not_run_outside_bots_named_in_a_record(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d.pop("session"), "no session data"),
+    (lambda d: d.pop("session"), "was not saved by minodice play, so it does not say who "
+     "plays which seat: give yours with --name \\(its players: Ana, "),
     (lambda d: d["session"].update(seed="x"), "damaged"),
     (lambda d: d["session"].update(bots=["easy"]), "damaged"),
 ])
@@ -89,6 +91,58 @@ def test_resume_refuses_records_it_cannot_seat(tmp_path: Path, change: object,
     with pytest.raises(TableError, match=message) as refused:
         resume_table(path)
     assert str(refused.value).startswith(str(path))  # the sentence names the file
+
+
+def foreign(tmp_path: Path, decisions: int = 20) -> tuple[Path, list[str]]:
+    """A record another program wrote: a game stopped after ``decisions``, no session."""
+    path = saved(tmp_path, decisions)
+    data = json.loads(path.read_text("utf-8"))
+    del data["session"]
+    path.write_text(json.dumps(data), "utf-8")
+    return path, list(data["players"])
+
+
+def test_a_record_another_program_wrote_resumes_with_the_seats_named(tmp_path: Path) -> None:
+    """RECORD.md's records resume too: ``--name`` says who sits at this screen, ``--bots``
+    plays the others (one level for all, or one each in seat order), the dice to come are
+    drawn afresh, and the game plays to its end from exactly where the record stops."""
+    path, players = foreign(tmp_path)
+    before = load_record(json.loads(path.read_text("utf-8"))).state
+    table = resume_table(path, people=[players[2]], bots="random,easy,medium")
+    assert [spec.bot for spec in table.seats] == ["random", "easy", None, "medium"]
+    assert table.names == players
+    assert table.snapshot()["rounds"] == export_record(before, players)["rounds"]
+    while not table.is_over():
+        play_some(table, 1)
+    save_table(table, path)
+    saved_again = json.loads(path.read_text("utf-8"))
+    assert saved_again["session"]["bots"] == ["random", "easy", None, "medium"]
+
+
+def test_play_tells_a_record_it_did_not_write_by_its_missing_session(tmp_path: Path) -> None:
+    """Such a record is left as it is (the game goes on in a new file); one that cannot
+    be read is not taken for one (resuming it says what is wrong)."""
+    path, _players = foreign(tmp_path)
+    assert _written_elsewhere(path)
+    (tmp_path / "own").mkdir()
+    assert not _written_elsewhere(saved(tmp_path / "own"))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", "utf-8")
+    assert not _written_elsewhere(broken)
+    assert not _written_elsewhere(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize(("people", "bots", "message"), [
+    (["Zoë"], "easy", "Zoë is not a player of"),
+    (None, "easy", "give yours with --name"),
+    (["Ana"], "easy,easy", "--bots: 2 bots for 3 other seats"),
+    (["Ana"], "godlike", "--bots: "),
+])
+def test_a_record_another_program_wrote_needs_its_seats_named(
+        tmp_path: Path, people: list[str] | None, bots: str, message: str) -> None:
+    path, _players = foreign(tmp_path)
+    with pytest.raises(TableError, match=message):
+        resume_table(path, people=people, bots=bots)
 
 
 def test_resume_refuses_a_finished_game_without_touching_it(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import secrets
 import shlex
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, NoReturn, Optional
 
@@ -88,11 +89,15 @@ _RESTORE_SUBJECTS = (("not a valid game record", "{path} is not a valid game rec
                      ("it names an outside bot", "{path} names an outside bot"))
 
 
-def resume_table(path: Path, trust_bots: bool = False) -> Table:
+def resume_table(path: Path, trust_bots: bool = False, people: Sequence[str] | None = None,
+                 bots: str = "easy") -> Table:
     """The game saved in ``path``, ready to continue exactly where it stopped.
 
-    Refuses a finished game (it is for ``minodice replay``), a file not saved by ``play``
-    and, unless ``trust_bots``, one naming an outside bot (code). Every refusal is a
+    Refuses a finished game (it is for ``minodice replay``) and, unless ``trust_bots``, one
+    naming an outside bot (code). A record another program wrote (``simulate``, a server,
+    any program that writes RECORD.md) does not say who plays which seat: ``people`` names
+    the players who sit at this screen, ``bots`` the levels of the others (one for all or
+    one each), and its dice to come are drawn afresh. Every refusal is a
     :class:`TableError` whose sentence names the file.
     """
     try:
@@ -103,11 +108,22 @@ def resume_table(path: Path, trust_bots: bool = False) -> Table:
         loaded = parse_record(text)
     except InvalidRecordError as exc:
         raise TableError(f"{path} is not a valid game record: {one_line(str(exc))}") from None
+    if not isinstance(json.loads(text).get("session"), dict) and not people:
+        names = ", ".join(printable(p) for p in loaded.players)
+        raise TableError(f"{path} was not saved by minodice play, so it does not say who "
+                         f"plays which seat: give yours with --name (its players: {names}); "
+                         "the others are played by the --bots levels")
     if loaded.state.is_terminal():
         raise TableError(f"{path} is a finished game; show it with: {shell_command()} "
                          f"replay {shlex.quote(str(path))}")
+    data = json.loads(text)
+    seats: list[str | None] | None = None
+    if people and not isinstance(data.get("session"), dict):
+        seats = _seats_of_record(path, loaded.players, people, bots)
     try:
-        return Table.restore(json.loads(text), trust_bots=trust_bots)
+        # bots named on the command line are the user's own choice, as in a new game
+        return Table.restore(data, trust_bots=trust_bots or seats is not None, seat_bots=seats,
+                             seed=secrets.randbelow(10**9))
     except TableError as exc:
         message = str(exc)
         for start, subject in _RESTORE_SUBJECTS:
@@ -143,7 +159,8 @@ def play(
         Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--resume", parser=non_empty_path, help="Continue a saved game (a "
                      "record file); players, bots, edition and seed then come from the "
-                     "record."),
+                     "record. A record another program wrote: --name says which of its "
+                     "players sit here, --bots plays the others."),
     ] = None,
     continue_last: Annotated[bool, typer.Option(
         "--continue", help="Continue the newest unfinished game of the games folder "
@@ -174,10 +191,13 @@ def play(
             resume = newest.path
         if resume is not None:
             resume = resume.absolute()
-            if resume.exists():  # held before it is read: no other session saves it meanwhile
-                game = GameFile.open(resume)
-            table = resume_table(resume, trust_bots)
-            saves.check_folder(resume.parent)
+            # A record another program wrote stays as it is: the game goes on in a new
+            # file of the games folder (a save never replaces a file it did not write).
+            foreign = _written_elsewhere(resume)
+            if resume.exists() and not foreign:
+                game = GameFile.open(resume)  # held before it is read: nobody saves meanwhile
+            table = resume_table(resume, trust_bots, name, bots)
+            saves.check_folder(folder if foreign else resume.parent)
         else:
             saves.check_folder(folder)
             table = _new_table(players, name, bots, edition, variant, seed, language)
@@ -238,6 +258,33 @@ def fail(message: str, command: str = "play") -> NoReturn:
 def _close(game: GameFile | None) -> None:
     if game is not None:
         game.close()
+
+
+def _written_elsewhere(path: Path) -> bool:
+    """Whether ``path`` holds a record that ``play`` did not save (no session): one that
+    cannot be read counts as ours, and :func:`resume_table` says what is wrong with it."""
+    try:
+        data = json.loads(read_text(path))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and not isinstance(data.get("session"), dict)
+
+
+def _seats_of_record(path: Path, players: Sequence[str], people: Sequence[str],
+                     bots: str) -> list[str | None]:
+    """Who plays each seat of a record without a session: the ``people`` by name, the
+    others by the ``bots`` levels in seat order."""
+    for person in people:
+        if person not in players:
+            names = ", ".join(printable(p) for p in players)
+            raise TableError(f"{printable(person)} is not a player of {path} (its players: "
+                             f"{names})")
+    others = [p for p in players if p not in people]
+    try:
+        levels = iter(lineup(bots, len(others), "other seats") if others else [])
+    except typer.BadParameter as exc:
+        raise TableError(f"--bots: {exc.message}") from None
+    return [None if p in people else next(levels) for p in players]
 
 
 def _new_table(players: int, name: list[str] | None, bots: str, edition: Edition,

@@ -516,18 +516,30 @@ class Table:
 
     @classmethod
     def restore(cls, data: dict[str, Any], chance: Chance | None = None,
-                trust_bots: bool = False) -> Table:
+                trust_bots: bool = False, seat_bots: Sequence[str | None] | None = None,
+                seed: int | None = None) -> Table:
         """A table from :meth:`snapshot` (or a record saved by an older ``play``).
 
         ``chance`` replaces the snapshot's own source (a server's fair stream); only the
         built-in bots are loaded unless ``trust_bots``: a saved game may come from anyone,
         and an outside bot (``file.py:Class``) is code.
+
+        A record another program wrote has no session: it does not say who plays which
+        seat, nor where its dice come from. ``seat_bots`` says it (a bot's name, or None
+        for a person, one per player) and ``seed`` seeds the dice still to come.
         """
         try:
             loaded = load_record(data)
         except InvalidRecordError as exc:  # one short line: a broken record may echo MBs
             raise TableError(f"not a valid game record: {one_line(str(exc))}") from None
         info = loaded.extra.get("session")
+        if not isinstance(info, dict) and seat_bots is not None:
+            if len(seat_bots) != len(loaded.players):
+                raise TableError(f"its {len(loaded.players)} players need "
+                                 f"{len(loaded.players)} seats, not {len(seat_bots)}")
+            if seed is None:
+                raise ValueError("seats for a record without a session need a seed")
+            info = {"seed": seed, "bots": list(seat_bots), "decisions": 0}
         if not isinstance(info, dict):
             raise TableError("it was not saved by minodice play (no session data), so it "
                              "does not say who plays which seat")
