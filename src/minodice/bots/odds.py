@@ -44,6 +44,21 @@ class TrickOdds:
                          for k, p in sorted(self.chances.items(), key=lambda kv: -kv[1])]}
 
 
+def pick_die(dice_set: DiceSet, held: Sequence[str], follow: str | None, u: float) -> str:
+    """The die a simulated player rolls, for ``u`` uniform in [0, 1): one of the dice the
+    follow rule lets it roll, each as likely (two reds make red twice as likely as a lone
+    gray), as the model says.
+
+    >>> from minodice.core.dice import load_dice_set
+    >>> ds = load_dice_set("mino")
+    >>> [pick_die(ds, ["red", "red", "gray"], None, u) for u in (0.0, 0.5, 0.9)]
+    ['red', 'red', 'gray']
+    """
+    rollable = set(_legal(dice_set, held, follow))
+    options = [k for k in held if k in rollable]
+    return options[int(u * len(options))]
+
+
 def _legal(dice_set: DiceSet, held: Sequence[str], follow: str | None) -> list[str]:
     """R9 for a hand (kinds, with repeats) and the colour to follow, as the engine says."""
     kinds = sorted({dice_set.kind(k).index for k in held})
@@ -106,8 +121,7 @@ def trick_odds(dice_set: DiceSet, players: int, hand: Sequence[str],
             others: list[int] = []
             current = colour
             for i, held in enumerate(hands):
-                options = _legal(dice_set, held, current)
-                pick = options[int(choice_u[i] * len(options))]
+                pick = pick_die(dice_set, held, current, choice_u[i])
                 if current is None and not dice_set.kind(pick).special:
                     current = pick
                 others.append(dice_set.kind(pick).faces[face_u[i]].code)
