@@ -89,8 +89,10 @@ async def test_seats_commit_then_reveal_and_the_record_proves_it(lobby: Lobby) -
     assert last_view(room, a)["fairness"] == fair
 
 
-async def test_a_seat_that_does_not_reveal_is_replaced_and_played_by_the_stand_in(
-        lobby: Lobby) -> None:
+async def ben_never_reveals(lobby: Lobby) -> tuple[Room, int]:
+    """A table of Ana, Ben and a bot, both committed to seeds by hash; Ana reveals hers,
+    Ben never does: once the short reveal period is over, the game starts. Returns the
+    room and Ben's seat."""
     lobby.settings.reveal_seconds = 0.05
     lobby.settings.grace = 3600.0  # only the missing reveal may hand the seat to a bot
     room, _host = await lobby.create(3, "mino", "standard", [None, None, "random"], None, False)
@@ -101,6 +103,12 @@ async def test_a_seat_that_does_not_reveal_is_replaced_and_played_by_the_stand_i
         if room.row.status != "waiting":
             break
         await asyncio.sleep(0.01)
+    return room, b
+
+
+async def test_a_seat_that_does_not_reveal_is_replaced_and_played_by_the_stand_in(
+        lobby: Lobby) -> None:
+    room, b = await ben_never_reveals(lobby)
     assert room.row.status == "playing"
     assert room.players()[b]["autoplay"] == "easy"
     assert room.players()[0]["autoplay"] is None
@@ -119,17 +127,8 @@ async def test_a_replaced_seat_s_person_who_acts_takes_it_back(lobby: Lobby) -> 
     """Ben, connected all along, never revealed his seed: the stand-in plays for him from
     the first deal, until he acts himself. Then it is his seat again (no autoplay), and
     the bots go on around him."""
-    lobby.settings.reveal_seconds = 0.05
-    lobby.settings.grace = 3600.0
     lobby.settings.bot_delay = 3600.0  # the stand-in waits; Ben acts first
-    room, _host = await lobby.create(3, "mino", "standard", [None, None, "random"], None, False)
-    _a, token_a, _ = await lobby.join(room.id, "Ana", None, None, seed_hash("mine"))
-    b, _token_b, _ = await lobby.join(room.id, "Ben", None, None, seed_hash("never told"))
-    await lobby.reveal(room.id, token_a, "mine")
-    for _ in range(500):
-        if room.row.status != "waiting":
-            break
-        await asyncio.sleep(0.01)
+    room, b = await ben_never_reveals(lobby)
     assert room.players()[b]["autoplay"] == "easy"
     assert room.table is not None
     assert room.driver is not None
