@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from benchmark_scripts import load_benchmark
 from minodice.bots.analysis import (
+    MIN_COMPARED,
     NOISE_POINTS,
     SIGNIFICANCE,
     Decision,
@@ -456,3 +457,14 @@ def test_the_mistakes_benchmark_counts_each_mistake_once(
         called, hold, between, reverse = map(int, row[-4:])
         assert called == hold + between + reverse
     assert int(rows[0][-4]) > 0  # a random player's game has mistakes
+
+
+def test_one_world_a_choice_calls_no_loss_sure() -> None:
+    """With one world a choice (``--samples 1``) the second look still weighs ten worlds a
+    batch, so that a loss has a spread and one lucky world is no sure mistake."""
+    analysis = analyse_game(short_game(), ["Ana", "Ben", "Cleo"], seed=2, samples=1)
+    looked = [d for d in analysis.decisions if d.compared is not None]
+    assert looked
+    for d in looked:
+        assert d.compared_samples >= MIN_COMPARED
+        assert d.compared_samples % MIN_COMPARED == 0

@@ -359,6 +359,39 @@ async def test_a_stand_in_s_late_answer_is_dropped_and_the_bots_play_on() -> Non
     assert driver.waiting_for() == [0]
 
 
+async def test_a_person_back_in_their_seat_is_not_overtaken_by_the_stand_in() -> None:
+    """The stand-in's answer for Ben waits for the lock behind Ana's slow write; Ben comes
+    back and bids himself meanwhile. His bid is the one played: the stand-in's, though
+    still legal and for the same turn, is dropped, since it no longer plays his seat."""
+    table = unstarted(["Ana", "Ben"], bots=("random",), players=3)
+    writing = asyncio.Event()
+    writing.set()
+
+    async def commit(_work: Table, _events: list[Event]) -> None:
+        await writing.wait()
+
+    runner = _WorkerLike()
+    driver = Driver(table, runner, scheduler=FakeScheduler(), commit=commit, stand_in="easy",
+                    listeners=[Log()], on_bot_error=RANDOM)
+    await driver.start()
+    driver.stand_in_now(1)
+    driver.kick()
+    await spin(runner.asked.is_set)
+    writing.clear()
+    ana = asyncio.ensure_future(driver.act(0, Bid(1)))  # her write is slow
+    await spin(turns=10)
+    runner.release.set()  # the stand-in's bid for Ben now waits for the lock
+    await spin(turns=10)
+    driver.back(1)  # Ben is here and bids himself
+    ben = asyncio.ensure_future(driver.act(1, Bid(1)))
+    await spin(turns=10)
+    writing.set()
+    await ana
+    await ben
+    await spin(lambda: not driver.waiting_for() or driver.waiting_for() == [0])
+    assert table.snapshot()["rounds"][0]["bids"][:2] == [1, 1]
+
+
 def test_a_bot_timing_out_stops_a_tournament_game() -> None:
     table = unstarted([], bots=("slowpoke", "random", "random"))
     driver = Driver(table, InProcessRunner({(0, "slowpoke"): _Spinning()}), time_limit=0.05)

@@ -107,8 +107,16 @@ def test_a_record_another_program_wrote_resumes_with_the_seats_named(tmp_path: P
     plays the others (one level for all, or one each in seat order), the dice to come are
     drawn afresh, and the game plays to its end from exactly where the record stops."""
     path, players = foreign(tmp_path)
-    before = load_record(json.loads(path.read_text("utf-8"))).state
+    data = json.loads(path.read_text("utf-8"))
+    # what a server's record says of its dice is false of the dice to come: dropped
+    data.update(fairness={"scheme": "minodice-fair-2"}, totals=[1, 2, 3, 4], seed=7,
+                note="shared by Ana")
+    path.write_text(json.dumps(data), "utf-8")
+    before = load_record(data).state
     table = resume_table(path, people=[players[2]], bots="random,easy,medium")
+    kept = table.snapshot()
+    assert kept["note"] == "shared by Ana"
+    assert not {"fairness", "totals", "seed"} & set(kept)
     assert [spec.bot for spec in table.seats] == ["random", "easy", None, "medium"]
     assert table.names == players
     assert table.snapshot()["rounds"] == export_record(before, players)["rounds"]

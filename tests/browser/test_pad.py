@@ -10,6 +10,7 @@ offline; and the pad is shown in German.
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -815,3 +816,51 @@ async def test_an_imported_games_id_is_safe_as_a_key_and_a_link(server: LiveServ
         assert new_id in await stored_games(page)
     assert asked == []
     assert len(await stored_games(page)) == 4
+
+
+async def test_a_pad_left_or_deleted_is_not_drawn_again(server: LiveServer,
+                                                          pages: Pages) -> None:
+    """The first tab leaves game A for the list of games: a change to A in a second tab
+    does not draw A over the list. Back at A, A deleted in the second tab sends the first
+    to the list with a word, and brings nothing back."""
+    names = ["Ana", "Ben", "Cleo", "Dan"]
+    game = stored_pad(names, 2)
+    first = await pages.new()
+    await open_stored(first, server, game)
+    second = await first.context.new_page()
+    second.on("pageerror", lambda error: pages.errors.append(f"{second.url}: {error}"))
+    await second.goto(server.base + f"/pad?game={game['id']}")
+    await second.locator("#bid-0").wait_for()
+
+    await first.get_by_role("link", name="All games").click()
+    await first.locator("#pad-start").wait_for()
+    await set_stepper(second, "#bid-0", "Bid of Ana", 2)  # A changes in the second tab
+    await first.wait_for_timeout(300)
+    assert await first.locator(".pad-editor").count() == 0
+    assert await first.locator("#pad-start").count() == 1
+
+    await first.get_by_role("link", name=", ".join(names)).click()
+    await first.locator("#bid-0").wait_for()
+    second.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+    await second.get_by_role("link", name="All games").click()
+    await second.get_by_role("button", name="Delete").click()
+    await first.get_by_text("This game was deleted in another tab or window.").wait_for()
+    await first.locator("#pad-start").wait_for()
+    assert game["id"] not in await stored_games(first)
+
+
+async def test_a_device_that_cannot_save_keeps_the_entries_on_screen(server: LiveServer,
+                                                                     pages: Pages) -> None:
+    """Storage full or turned off: each entry stays on screen and the page says once that
+    it could not save, instead of taking the next entry for another tab's change."""
+    names = ["Ana", "Ben", "Cleo", "Dan"]
+    page = await pages.new()
+    await open_stored(page, server, stored_pad(names, 1))
+    await page.evaluate("() => { Storage.prototype.setItem = () => { "
+                        "throw new DOMException('full', 'QuotaExceededError'); }; }")
+    await set_stepper(page, "#bid-0", "Bid of Ana", 2)
+    await set_stepper(page, "#bid-1", "Bid of Ben", 1)
+    warned = page.get_by_text("This device could not save it: its storage is full or turned off.")
+    assert await warned.count() == 1
+    assert await page.get_by_text("changed in another tab").count() == 0
+    assert await page.locator("#bid-0").inner_text() == "2"

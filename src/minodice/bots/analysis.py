@@ -59,6 +59,8 @@ SIGNIFICANCE = 2.0
 #: The second look at the choice made and the screening's best: batches of fresh worlds
 #: (each as many as the screening's), at most this many.
 COMPARE_BATCHES = 4
+#: ... each of at least this many worlds, whatever the screening's count.
+MIN_COMPARED = 10
 
 
 @dataclass(frozen=True)
@@ -236,8 +238,11 @@ def _second_look(decision: Decision, batch: Batch, rng: random.Random) -> Decisi
     again if the fresh worlds find it as good."""
     if decision.best == decision.chosen:
         return decision
+    # ten worlds a batch at least: one world has no spread, and a loss measured on a few
+    # would pass for a sure one (--samples 1)
     compared, n, se = compare_choices(decision.chosen, decision.best, batch,
-                                      random.Random(rng.random()), decision.samples)
+                                      random.Random(rng.random()),
+                                      max(MIN_COMPARED, decision.samples))
     best = decision.best if compared[1].expected_score > compared[0].expected_score \
         else decision.chosen
     return replace(decision, best=best, compared=compared, compared_samples=n, loss_se=se)

@@ -509,7 +509,9 @@ class Driver:
             return True
         action = await self._decided_async(seat, bot, self._request(seat, bot, snapshot=True))
         async with self._lock:
-            if self._stale(seat, turn):
+            # stale, or its person took the seat back while it thought (their own move,
+            # waiting for this lock too, is the one to play)
+            if self._stale(seat, turn) or self.bot_of(seat) != bot:
                 return True
             try:
                 await self._apply(seat, action)

@@ -116,6 +116,12 @@ Event = Dealt | BidMade | BidsRevealed | Rolled | TrickWon | RoundScored | Round
 PRIMARY = (Dealt, BidMade, Rolled)
 
 
+#: The keys of a record another program wrote that speak of where its dice came from (a
+#: server's proof, its totals, a simulation's seed): a resumed game's dice to come are
+#: drawn afresh, so they would be false of it.
+_FROM_ITS_DICE = frozenset({"fairness", "totals", "seed"})
+
+
 class TableError(ValueError):
     """A table that cannot be set up or restored; the message says why."""
 
@@ -556,7 +562,8 @@ class Table:
         bot_seed = info.get("bot_seed", str(seed))
         table = cls(loaded.state.config, seats, chance or SeededChance(seed),
                     bot_seed if isinstance(bot_seed, str) else str(seed),
-                    {k: v for k, v in loaded.extra.items() if k != "session"})
+                    {k: v for k, v in loaded.extra.items()
+                     if k != "session" and (seat_bots is None or k not in _FROM_ITS_DICE)})
         table._state = loaded.state
         table.started = True
         decisions = info.get("decisions", 0)

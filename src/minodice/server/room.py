@@ -480,11 +480,18 @@ class Room:
         driver = self.driver
         if driver is None or self.table is None:
             raise DriverError(f"the game is {self.row.status}")
-        if driver.kind(seat) is SeatKind.STAND_IN:
+        took_back = driver.kind(seat) is SeatKind.STAND_IN
+        if took_back:
             # a person who acts is here: the stand-in stops playing for them (a seat whose
             # seed came late is stood in for from the first deal, its person connected)
             driver.back(seat)
-        await driver.act(seat, action, turn)
+        try:
+            await driver.act(seat, action, turn)
+        except Exception:
+            if took_back:  # refused, but the seat is theirs again: everyone is shown it
+                async with self.lock:
+                    await self.touch()
+            raise
 
     async def on_act(self, conn: Sender, msg: Act) -> None:
         received = ops.action_received(self.id)  # the server-side latency starts

@@ -69,8 +69,9 @@ export const store = {
     try { const v = localStorage.getItem("minodice." + key); return v === null ? fallback : JSON.parse(v); }
     catch (err) { return fallback; }
   },
+  // Whether it was kept (a full or turned-off storage refuses: private mode, a quota).
   set(key, value) {
-    try { localStorage.setItem("minodice." + key, JSON.stringify(value)); } catch (err) { /* private mode */ }
+    try { localStorage.setItem("minodice." + key, JSON.stringify(value)); return true; } catch (err) { return false; }
   },
   remove(key) { try { localStorage.removeItem("minodice." + key); } catch (err) { /* ignore */ } },
 };

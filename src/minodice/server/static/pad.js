@@ -15,18 +15,26 @@ function games() { return store.get("pad.games", {}); }
 function storedGame(id) { const all = games(); return Object.hasOwn(all, id) ? all[id] : null; }
 // Saves ``game`` unless the stored copy changed since this page read it (another tab or the
 // installed app scored a round meanwhile): each save counts a revision, and a save made from
-// an older revision is refused, so that a pad never silently replaces another. Returns
-// whether it saved.
+// an older revision is refused, so that a pad never silently replaces another; nor does a
+// save bring back a game deleted meanwhile. Returns "saved", "changed" (another tab's
+// version is stored), "deleted", or "failed" (the device's storage is full or off: the
+// revision is not counted, so the next entry is not taken for another tab's).
 function saveGame(game, { replace: replacing = false } = {}) {
   const all = games();
   const stored = Object.hasOwn(all, game.id) ? all[game.id] : null;
-  if (stored && !replacing && (stored.rev || 0) !== (game.rev || 0)) return false;
-  game.rev = (stored && replacing ? stored.rev || 0 : game.rev || 0) + 1;
-  game.updated = Date.now();
-  all[game.id] = game;
-  store.set("pad.games", all);
-  return true;
+  if (!replacing && stored && (stored.rev || 0) !== (game.rev || 0)) return "changed";
+  if (!replacing && !stored && (game.rev || 0) > 0) return "deleted";
+  const rev = (stored && replacing ? stored.rev || 0 : game.rev || 0) + 1;
+  const updated = Date.now();
+  all[game.id] = { ...game, rev, updated };
+  if (!store.set("pad.games", all)) return "failed";
+  game.rev = rev;
+  game.updated = updated;
+  return "saved";
 }
+const cannotKeep = () => _("This device could not save it: its storage is full or turned off.");
+// The one pad game listening for other tabs' changes (the page shows one at a time).
+let listening = null;
 function newId() {
   const a = new Uint8Array(6);
   crypto.getRandomValues(a);
@@ -126,7 +134,7 @@ function showPadHome(root, ui) {
     try {
       const game = readGame(JSON.parse(await file.files[0].text()));
       if (storedGame(game.id) && !confirm(_("This device already has this game. Replace it?"))) return;
-      saveGame(game, { replace: true });
+      if (saveGame(game, { replace: true }) !== "saved") { ui.toast(cannotKeep()); return; }
       ui.go(`/pad?game=${game.id}`);
     } catch (err) { ui.toast(err instanceof SyntaxError ? _("Not a score pad file: {why}", { why: "JSON" }) : err.message); }
   } });
@@ -137,7 +145,7 @@ function showPadHome(root, ui) {
     if (new Set(players).size !== players.length) { ui.toast(_("Names must be different.")); return; }
     const game = { format: "minodice-pad", version: 1, id: newId(), created: Date.now(), players,
       edition: edition.value, variant: variant.value, rounds: [blankRound(players.length)] };
-    saveGame(game);
+    if (saveGame(game) !== "saved") { ui.toast(cannotKeep()); return; }
     ui.go(`/pad?game=${game.id}`);
   } },
   h("h1", {}, _("Score pad")),
@@ -167,17 +175,22 @@ class PadGame {
     this.problems = [];
     this.draft = null; // a scored round being corrected: kept apart until scored again
     this.resume(game);
-    // another tab or window changed this game: show its version (never save over it)
+    // another tab or window changed this game: show its version (never save over it);
+    // only while this game is the page shown (the app changes pages without reloading)
     this.onStorage = (event) => {
-      if (!this.root.isConnected) { window.removeEventListener("storage", this.onStorage); return; }
+      const here = location.pathname === "/pad" && new URLSearchParams(location.search).get("game") === this.game.id;
+      if (!here) { window.removeEventListener("storage", this.onStorage); return; }
       if (event.key !== null && event.key !== "minodice.pad.games") return;
       const stored = storedGame(this.game.id);
-      if (stored && (stored.rev || 0) !== (this.game.rev || 0)) {
+      if (!stored) this.settle("deleted");
+      else if ((stored.rev || 0) !== (this.game.rev || 0)) {
         this.resume(stored);
         this.ui.toast(_("This game was changed in another tab or window: showing that version."));
         this.render();
       }
     };
+    if (listening) window.removeEventListener("storage", listening);
+    listening = this.onStorage;
     window.addEventListener("storage", this.onStorage);
   }
 
@@ -194,8 +207,22 @@ class PadGame {
 
   // Keeps what was entered, unless another tab changed the game first: then that version
   // is shown and this entry is not saved.
-  save() {
-    if (saveGame(this.game)) return true;
+  save() { return this.settle(saveGame(this.game)); }
+
+  // What a save's result means on screen; whether the page goes on with this game as is.
+  settle(result) {
+    if (result === "saved") return true;
+    if (result === "failed") {  // kept on screen; said once
+      if (!this.warned) this.ui.toast(cannotKeep());
+      this.warned = true;
+      return true;
+    }
+    if (result === "deleted") {
+      window.removeEventListener("storage", this.onStorage);
+      this.ui.toast(_("This game was deleted in another tab or window."));
+      this.ui.go("/pad");
+      return false;
+    }
     const stored = storedGame(this.game.id);
     if (stored) this.resume(stored);
     this.ui.toast(_("This game was changed in another tab or window: showing that version. Your last entry was not saved."));
@@ -313,11 +340,13 @@ class PadGame {
       this.editing = g.rounds.length - 1;
       this.stage = g.rounds[this.editing].done ? "view" : "bids";
     }
-    if (!saveGame(g)) {
+    const result = saveGame(g);
+    if (result === "changed" || result === "deleted") {
       g.rounds = before;
-      this.save();
+      this.settle(result);
       return;
     }
+    this.settle(result);
     this.render();
   }
 
