@@ -503,15 +503,17 @@ class Driver:
         return (self.closed or seat not in self.waiting_for()
                 or self.table.current_turn() != turn)
 
-    async def _bot_move(self, seat: int, turn: str | None, bot: str) -> bool:
-        """Ask ``bot`` for ``seat``'s decision and apply it; False if the write failed."""
+    async def _bot_move(self, seat: int, turn: str | None, bot: str,
+                        timed_out: bool = False) -> bool:
+        """Ask ``bot`` for ``seat``'s decision and apply it; False if the write failed.
+        ``timed_out``: the clock ran out on the seat's person, and the stand-in decides."""
         if self._stale(seat, turn):
             return True
         action = await self._decided_async(seat, bot, self._request(seat, bot, snapshot=True))
         async with self._lock:
-            # stale, or its person took the seat back while it thought (their own move,
-            # waiting for this lock too, is the one to play)
-            if self._stale(seat, turn) or self.bot_of(seat) != bot:
+            # stale, or its person took the seat back while the bot thought (their own
+            # move, waiting for this lock too, is the one to play)
+            if self._stale(seat, turn) or (not timed_out and self.bot_of(seat) != bot):
                 return True
             try:
                 await self._apply(seat, action)
@@ -559,7 +561,8 @@ class Driver:
         written = True
         for seat in people:
             try:
-                written = await self._bot_move(seat, turn, self.stand_in) and written
+                written = await self._bot_move(seat, turn, self.stand_in,
+                                               timed_out=True) and written
             except BotError:
                 return  # STOP
         if not written and not self.closed and self.table.current_turn() == turn:
