@@ -742,6 +742,17 @@ async def test_a_reload_keeps_the_tricks_and_bonuses_entered(server: LiveServer,
     assert await page.locator("#won-0").count() == 0
 
 
+async def two_tabs(server: LiveServer, pages: Pages, game: Json) -> tuple[Page, Page]:
+    """``game`` open in two tabs of one browser (one device: they share its storage)."""
+    first = await pages.new()
+    await open_stored(first, server, game)
+    second = await first.context.new_page()
+    second.on("pageerror", lambda error: pages.errors.append(f"{second.url}: {error}"))
+    await second.goto(server.base + f"/pad?game={game['id']}")
+    await second.locator("#bid-0").wait_for()
+    return first, second
+
+
 async def test_two_tabs_never_replace_each_others_rounds(server: LiveServer,
                                                           pages: Pages) -> None:
     """The same game open in two tabs: a round scored in one shows in the other. A save
@@ -749,12 +760,7 @@ async def test_two_tabs_never_replace_each_others_rounds(server: LiveServer,
     no scored round is lost."""
     names = ["Ana", "Ben", "Cleo", "Dan"]
     game = stored_pad(names, 3)
-    first = await pages.new()
-    await open_stored(first, server, game)
-    second = await first.context.new_page()
-    second.on("pageerror", lambda error: pages.errors.append(f"{second.url}: {error}"))
-    await second.goto(server.base + f"/pad?game={game['id']}")
-    await second.locator("#bid-0").wait_for()
+    first, second = await two_tabs(server, pages, game)
 
     # round 4 scored in the first tab shows in the second
     await set_stepper(first, "#bid-0", "Bid of Ana", 4)
@@ -825,12 +831,7 @@ async def test_a_pad_left_or_deleted_is_not_drawn_again(server: LiveServer,
     to the list with a word, and brings nothing back."""
     names = ["Ana", "Ben", "Cleo", "Dan"]
     game = stored_pad(names, 2)
-    first = await pages.new()
-    await open_stored(first, server, game)
-    second = await first.context.new_page()
-    second.on("pageerror", lambda error: pages.errors.append(f"{second.url}: {error}"))
-    await second.goto(server.base + f"/pad?game={game['id']}")
-    await second.locator("#bid-0").wait_for()
+    first, second = await two_tabs(server, pages, game)
 
     await first.get_by_role("link", name="All games").click()
     await first.locator("#pad-start").wait_for()
