@@ -163,6 +163,13 @@ def test_resume_refuses_a_finished_game_without_touching_it(tmp_path: Path) -> N
     with pytest.raises(TableError, match="finished game"):
         resume_table(path)
     assert path.read_bytes() == before
+    # another program's finished record (simulate's): the same answer, not a request to
+    # name a seat that would then be refused anyway
+    data = json.loads(before)
+    del data["session"]
+    path.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(TableError, match="finished game"):
+        resume_table(path)
 
 
 # -- resuming exactly ------------------------------------------------------------------------

@@ -108,14 +108,14 @@ def resume_table(path: Path, trust_bots: bool = False, people: Sequence[str] | N
         loaded = parse_record(text)
     except InvalidRecordError as exc:
         raise TableError(f"{path} is not a valid game record: {one_line(str(exc))}") from None
+    if loaded.state.is_terminal():  # first: no seating makes it playable
+        raise TableError(f"{path} is a finished game; show it with: {shell_command()} "
+                         f"replay {shlex.quote(str(path))}")
     if not isinstance(json.loads(text).get("session"), dict) and not people:
         names = ", ".join(printable(p) for p in loaded.players)
         raise TableError(f"{path} was not saved by minodice play, so it does not say who "
                          f"plays which seat: give yours with --name (its players: {names}); "
                          "the others are played by the --bots levels")
-    if loaded.state.is_terminal():
-        raise TableError(f"{path} is a finished game; show it with: {shell_command()} "
-                         f"replay {shlex.quote(str(path))}")
     data = json.loads(text)
     seats: list[str | None] | None = None
     if people and not isinstance(data.get("session"), dict):
