@@ -111,14 +111,14 @@ def resume_table(path: Path, trust_bots: bool = False, people: Sequence[str] | N
     if loaded.state.is_terminal():  # first: no seating makes it playable
         raise TableError(f"{path} is a finished game; show it with: {shell_command()} "
                          f"replay {shlex.quote(str(path))}")
-    if not isinstance(json.loads(text).get("session"), dict) and not people:
-        names = ", ".join(printable(p) for p in loaded.players)
-        raise TableError(f"{path} was not saved by minodice play, so it does not say who "
-                         f"plays which seat: give yours with --name (its players: {names}); "
-                         "the others are played by the --bots levels")
     data = json.loads(text)
     seats: list[str | None] | None = None
-    if people and not isinstance(data.get("session"), dict):
+    if not isinstance(data.get("session"), dict):
+        if not people:
+            names = ", ".join(printable(p) for p in loaded.players)
+            raise TableError(f"{path} was not saved by minodice play, so it does not say who "
+                             f"plays which seat: give yours with --name (its players: "
+                             f"{names}); the others are played by the --bots levels")
         seats = _seats_of_record(path, loaded.players, people, bots)
     try:
         # bots named on the command line are the user's own choice, as in a new game
