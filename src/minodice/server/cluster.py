@@ -447,8 +447,12 @@ class Cluster:
         """Renew every lease (a lost one: let the table go), say this process lives, and
         forget the connections of processes that died."""
         every = self.lease_ms / 3000
+        began = time.monotonic()
         while True:
-            await asyncio.sleep(every)
+            # A round's own time (Redis slow, the loop busy) is taken from the wait, not
+            # added to it: rounds keep a third of the lease apart however long each takes.
+            await asyncio.sleep(max(0.0, began + every - time.monotonic()))
+            began = time.monotonic()
             try:
                 await self._announce()
             except (RedisError, OSError) as exc:
