@@ -19,6 +19,7 @@ import pytest
 from bot_trace import TRACED, stopped_in_its_sleep
 from minodice.bots.loading import load_bot_factory
 from minodice.bots.protocol import BotError
+from minodice.core.record import load_record
 from minodice.play.match import GameResult
 from minodice.play.tournament import (
     BotStats,
@@ -103,6 +104,68 @@ def test_tournament_cli_same_seed_same_report() -> None:
                         for bot in data["bots"]])
     assert reports[0] == reports[1]
     assert {b["name"] for b in reports[0]} == {"easy", "random", "medium"}
+
+
+def test_records_of_a_tournament_replay_to_its_results() -> None:
+    """``TournamentSpec(records=True)``: each game's record (RECORD.md) goes to
+    ``on_record`` as its game is back, replays to the game's totals, names the seats of one
+    bot apart (R1), and is the same whatever the workers; it is not kept in the results."""
+    spec = TournamentSpec(3, ("easy", "random", "easy"), 6, 11, records=True)
+    for workers in (1, 2):
+        kept: dict[int, dict[str, Any]] = {}
+        results = run_games(spec, workers=workers, on_record=kept.__setitem__)
+        assert sorted(kept) == list(range(6))
+        assert all(r.record is None for r in results)
+        for result in results:
+            record = kept[result.index]
+            assert (record["seed"], record["game"], record["deal"]) == (
+                11, result.index + 1, result.index // 3 + 1)
+            assert record["players"] == [f"{bot} ({seat + 1})" if bot == "easy" else bot
+                                         for seat, bot in enumerate(result.seat_bots)]
+            loaded = load_record(record)
+            assert loaded.state.is_terminal()
+            assert list(loaded.state.totals) == result.totals
+        if workers == 1:
+            first = kept
+        else:
+            assert kept == first
+    assert outcome(run_games(spec)) == outcome(results)  # records change no game
+
+
+def test_tournament_cli_saves_records_and_never_replaces_them(tmp_path: Path) -> None:
+    folder = tmp_path / "records"
+    args = ("tournament", "--players", "3", "--bots", "easy,random,medium", "--games", "3",
+            "--seed", "9", "--save-records", str(folder))
+    done = cli(*args, "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)  # still one JSON object
+    files = sorted(folder.iterdir())
+    assert [f.name for f in files] == ["game-0001.json", "game-0002.json", "game-0003.json"]
+    means: dict[str, list[int]] = {}
+    for f in files:
+        record = json.loads(f.read_text(encoding="utf-8"))
+        totals = load_record(record).state.totals
+        for name, total in zip(record["players"], totals, strict=True):
+            means.setdefault(name, []).append(total)
+    assert {b["name"]: b["mean_score"] for b in report["bots"]} == {
+        name: round(statistics.mean(t), 3) for name, t in means.items()}
+    before = {f.name: f.read_bytes() for f in files}
+    again = cli(*args)
+    assert again.returncode == 1
+    assert "game-0001.json exists (and 2 more of this run's names); add --force" in again.stderr
+    assert "Traceback" not in again.stderr
+    assert {f.name: f.read_bytes() for f in folder.iterdir()} == before
+    forced = cli(*args, "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert f"Records saved in {folder}/" in forced.stdout
+    assert {f.name: f.read_bytes() for f in folder.iterdir()} == before  # the same seed
+    onto_file = tmp_path / "file.txt"
+    onto_file.write_text("keep me", encoding="utf-8")
+    refused = cli("tournament", "--bots", "random", "--players", "3", "--games", "1",
+                  "--save-records", str(onto_file))
+    assert refused.returncode == 2
+    assert "--save-records" in flat(refused.stderr)
+    assert onto_file.read_text(encoding="utf-8") == "keep me"
 
 
 # -- statistics --------------------------------------------------------------------------

@@ -51,6 +51,18 @@ def test_a_tournament_on_ray_is_the_local_tournament(local_ray: Any) -> None:
     assert progress == sorted(progress)
 
 
+def test_records_of_a_tournament_on_ray_are_the_local_records(local_ray: Any) -> None:
+    spec = TournamentSpec(3, ("medium", "easy", "random"), 6, 7, records=True)
+    here: dict[int, dict[str, Any]] = {}
+    there: dict[int, dict[str, Any]] = {}
+    local = run_games(spec, on_record=here.__setitem__)
+    remote = run_games(spec, workers=2, ray_address="auto", on_record=there.__setitem__)
+    assert sorted(there) == list(range(6))
+    assert there == here
+    assert all(r.record is None for r in remote)
+    assert outcome(remote) == outcome(local)
+
+
 def test_a_broken_bot_on_ray_is_named(local_ray: Any) -> None:
     spec = TournamentSpec(3, ("random", "easy", "tests/plugins/broken_bots.py:RaisingBot"), 3, 1)
     with pytest.raises(BotError, match=r"broken_bots\.py:RaisingBot"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -18,12 +19,14 @@ from minodice.cli.common import (
     Edition,
     EditionOpt,
     PlayersOpt,
+    RecordsFolder,
     VariantOpt,
     VariantOption,
     app,
     check_float,
     check_range,
     lineup,
+    non_empty_path,
     progress_bar,
 )
 from minodice.cli.reports import render_advice, render_tournament
@@ -34,6 +37,7 @@ from minodice.play.tournament import (
     run_games,
     summarize_games,
 )
+from minodice.text.safe import printable
 
 
 @app.command()
@@ -61,6 +65,15 @@ def tournament(
                      "'auto' (the cluster this machine is in) or 'local' (Ray started here "
                      "with --workers CPUs); the same results. Needs minodice\\[research]."),
     ] = None,
+    save_records: Annotated[
+        Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
+        typer.Option("--save-records", parser=non_empty_path, help="Write each game's record "
+                     "into this folder as it ends (game-0001.json, …, in game order: 'minodice "
+                     "replay', 'analyse' and 'play --resume' read them); records already "
+                     "there are kept unless --force."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="With --save-records: replace "
+                                        "records of the same names.")] = False,
 ) -> None:
     """Bots against bots: rotated seats, duplicate deals, statistics per bot."""
     check_range("--players", players, 3, 6)
@@ -72,16 +85,20 @@ def tournament(
         seed = fresh_seed()
     elif seed < 0:
         raise typer.BadParameter(f"{seed} is not 0 or more", param_hint="--seed")
+    folder = (RecordsFolder("tournament", save_records, games, force)
+              if save_records is not None else None)
     spec = TournamentSpec(players, tuple(seats), games, seed, edition.value, variant.value,
-                          time_limit)
+                          time_limit, records=folder is not None)
+    on_record = folder.write if folder is not None else None
     try:
         if sys.stderr.isatty():
             with progress_bar() as progress:
                 task = progress.add_task("Playing", total=games)
                 results = run_games(spec, workers,
-                                    lambda done: progress.update(task, completed=done), ray)
+                                    lambda done: progress.update(task, completed=done), ray,
+                                    on_record)
         else:
-            results = run_games(spec, workers, ray_address=ray)
+            results = run_games(spec, workers, ray_address=ray, on_record=on_record)
     except BotError as exc:
         typer.echo(f"minodice tournament: {exc} (seed {seed})", err=True)
         raise typer.Exit(1) from None
@@ -94,6 +111,8 @@ def tournament(
             "bots": [s.to_json() for s in stats], "pairs": [p.to_json() for p in pairs]}))
     else:
         typer.echo(render_tournament(stats, games, players, pairs, seed))
+        if folder is not None:
+            typer.echo(f"Records saved in {printable(str(folder.folder))}/")
 
 
 @app.command()

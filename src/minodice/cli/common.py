@@ -11,7 +11,7 @@ import math
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -20,6 +20,9 @@ from rich.progress import Progress
 from minodice import __version__
 from minodice.bots.loading import load_bot_factory
 from minodice.bots.protocol import BUILTIN_BOTS, BotError
+from minodice.core.record import dumps_record
+from minodice.play.saves import write_atomic
+from minodice.text.safe import printable
 
 app = typer.Typer(
     name="minodice",
@@ -139,3 +142,50 @@ def lineup(bots: str, players: int, seats: str = "players") -> list[str]:
     except BotError as exc:
         raise typer.BadParameter(str(exc), param_hint="--bots") from None
     return names
+
+
+class RecordsFolder:
+    """Where ``--save-records`` writes one record per game (``game-0001.json``, …), for
+    ``simulate`` and ``tournament`` alike.
+
+    Made before the first game is played, so that a folder that cannot be written, or
+    records already there (without ``--force``), stop the run before any work is lost;
+    a record that appears during the run is still never replaced without ``--force``."""
+
+    def __init__(self, command: str, folder: Path, games: int, force: bool) -> None:
+        self.command = command
+        self.folder = folder
+        self.force = force
+        self.digits = max(4, len(str(games)))
+        if folder.exists() and not folder.is_dir():
+            raise typer.BadParameter(f"{folder} exists and is not a folder",
+                                     param_hint="--save-records")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise typer.BadParameter(f"cannot create {folder}: {exc.strerror}",
+                                     param_hint="--save-records") from None
+        if not force:
+            taken = [p for p in map(self.path, range(games)) if p.exists()]
+            if taken:
+                more = (f" (and {len(taken) - 1} more of this run's names)" if len(taken) > 1
+                        else "")
+                typer.echo(f"minodice {command}: {printable(str(taken[0]))} exists{more}; add "
+                           "--force to replace, or choose another folder", err=True)
+                raise typer.Exit(1)
+
+    def path(self, index: int) -> Path:
+        return self.folder / f"game-{index + 1:0{self.digits}d}.json"
+
+    def write(self, index: int, record: dict[str, Any]) -> None:
+        path = self.path(index)
+        try:
+            write_atomic(path, dumps_record(record), replace=self.force, private=False)
+        except FileExistsError:
+            typer.echo(f"minodice {self.command}: {printable(str(path))} appeared during the "
+                       "run and was kept; add --force to replace it", err=True)
+            raise typer.Exit(1) from None
+        except OSError as exc:
+            typer.echo(f"minodice {self.command}: cannot write {printable(str(path))}: "
+                       f"{exc.strerror or exc}", err=True)
+            raise typer.Exit(1) from None

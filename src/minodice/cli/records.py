@@ -21,6 +21,7 @@ from minodice.cli.common import (
     Edition,
     EditionOpt,
     PlayersOpt,
+    RecordsFolder,
     VariantOpt,
     VariantOption,
     app,
@@ -32,12 +33,11 @@ from minodice.cli.common import (
 )
 from minodice.core.dice import load_dice_set
 from minodice.core.errors import InvalidRecordError
-from minodice.core.record import LoadedRecord, dumps_record, export_record, parse_record, summarize
+from minodice.core.record import LoadedRecord, export_record, parse_record, summarize
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig, GameState
 from minodice.files import read_capped, read_text
-from minodice.play.match import play_bot_game
-from minodice.play.saves import write_atomic
+from minodice.play.match import distinct_names, play_bot_game
 from minodice.play.simulate import SimulationSummary, game_rng, play_random_game, simulate
 from minodice.text.replay import render_replay
 from minodice.text.safe import json_text, one_line, printable
@@ -119,48 +119,16 @@ def simulate_cmd(
     check_range("--games", games, 1, MAX_SIMULATED_GAMES)
     check_float("--time-limit", time_limit, 0, MAX_TIME_LIMIT, above=True)
     seats = lineup(bots, players)
-    if save_records is not None:
-        if save_records.exists() and not save_records.is_dir():
-            raise typer.BadParameter(f"{save_records} exists and is not a folder",
-                                     param_hint="--save-records")
-        try:
-            save_records.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise typer.BadParameter(f"cannot create {save_records}: {exc.strerror}",
-                                     param_hint="--save-records") from None
-    digits = max(4, len(str(games)))
-
-    def record_path(index: int) -> Path:
-        assert save_records is not None
-        return save_records / f"game-{index + 1:0{digits}d}.json"
-
-    if save_records is not None and not force:
-        taken = [p for p in map(record_path, range(games)) if p.exists()]
-        if taken:
-            more = f" (and {len(taken) - 1} more of this run's names)" if len(taken) > 1 else ""
-            typer.echo(f"minodice simulate: {printable(str(taken[0]))} exists{more}; add "
-                       "--force to replace, or choose another folder", err=True)
-            raise typer.Exit(1)
+    folder = (RecordsFolder("simulate", save_records, games, force)
+              if save_records is not None else None)
     dice_set = load_dice_set(edition.value)
     summary = SimulationSummary(players)
     runs: Iterator[GameState]
     names = [f"Bot {i + 1}" for i in range(players)]
 
     def save(index: int, state: Any) -> None:
-        if save_records is None:
-            return
-        record = export_record(state, names, {"seed": seed, "game": index + 1})
-        path = record_path(index)
-        try:
-            write_atomic(path, dumps_record(record), replace=force, private=False)
-        except FileExistsError:
-            typer.echo(f"minodice simulate: {printable(str(path))} appeared during the run and "
-                       "was kept; add --force to replace it", err=True)
-            raise typer.Exit(1) from None
-        except OSError as exc:
-            typer.echo(f"minodice simulate: cannot write {printable(str(path))}: "
-                       f"{exc.strerror or exc}", err=True)
-            raise typer.Exit(1) from None
+        if folder is not None:
+            folder.write(index, export_record(state, names, {"seed": seed, "game": index + 1}))
 
     if set(seats) == {"random"}:
         runs = simulate(players, games, seed, dice_set, Variant(variant.value), on_game=save)
@@ -199,17 +167,6 @@ def simulate_cmd(
     typer.echo(f"Bids made: {summary.bid_success:.1%} of {summary.bids:,}")
     if save_records is not None:
         typer.echo(f"Records saved in {printable(str(save_records))}/")
-
-
-def distinct_names(seat_bots: list[str]) -> list[str]:
-    """The seats' names for a record: the bot's, with the seat's number where two seats
-    play the same bot (``easy (1)``, ``easy (3)``).
-
-    >>> distinct_names(["easy", "hard", "easy"])
-    ['easy (1)', 'hard', 'easy (3)']
-    """
-    return [f"{bot} ({seat + 1})" if seat_bots.count(bot) > 1 else bot
-            for seat, bot in enumerate(seat_bots)]
 
 
 def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, variant: str,

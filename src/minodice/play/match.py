@@ -54,6 +54,17 @@ class GameResult:
     record: dict[str, Any] | None = None
 
 
+def distinct_names(seat_bots: list[str]) -> list[str]:
+    """The seats' names for a record: the bot's, with the seat's number where two seats
+    play the same bot (``easy (1)``, ``easy (3)``).
+
+    >>> distinct_names(["easy", "hard", "easy"])
+    ['easy (1)', 'hard', 'easy (3)']
+    """
+    return [f"{bot} ({seat + 1})" if seat_bots.count(bot) > 1 else bot
+            for seat, bot in enumerate(seat_bots)]
+
+
 def deal_rng(seed: int, deal: int, what: str, round_no: int) -> random.Random:
     """The generator of one kind of chance event of one round of one deal."""
     return random.Random(f"minodice-deal:{seed}:{deal}:{what}:{round_no}")

@@ -42,8 +42,10 @@ def run_games_on_ray(
     batches: Sequence[Sequence[int]],
     play_batch: Callable[[Any, Sequence[int]], list[GameResult]],
     on_progress: Callable[[int], None] | None = None,
+    on_batch: Callable[[list[GameResult]], list[GameResult]] | None = None,
 ) -> list[GameResult]:
     """Play ``batches`` of game indices of ``spec`` as Ray tasks; results in game order.
+    ``on_batch`` sees each batch as it is back (and gives back what to keep of it).
 
     ``play_batch(spec, indices)`` plays one batch (the tournament's own function, passed in
     so that this module does not import the tournament that imports it).
@@ -70,7 +72,7 @@ def run_games_on_ray(
             done, pending = ray.wait(pending, num_returns=1)
             try:
                 for batch_results in ray.get(done):
-                    results.extend(batch_results)
+                    results.extend(on_batch(batch_results) if on_batch else batch_results)
             except ray.exceptions.RayTaskError as exc:
                 for ref in pending:
                     ray.cancel(ref, force=True)

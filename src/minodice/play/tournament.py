@@ -23,14 +23,22 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from minodice.bots.loading import load_bot_factory, make_bot
 from minodice.bots.protocol import BotError
 from minodice.bots.sandbox import close_spares
 from minodice.core.dice import load_dice_set
+from minodice.core.record import export_record
 from minodice.core.rules import Variant
 from minodice.core.state import GameConfig
-from minodice.play.match import GameResult, deal_rng, made_by_round, play_bot_game
+from minodice.play.match import (
+    GameResult,
+    deal_rng,
+    distinct_names,
+    made_by_round,
+    play_bot_game,
+)
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -179,6 +187,7 @@ class TournamentSpec:
     dice_set: str = "mino"
     variant: str = "standard"
     time_limit: float | None = 10.0
+    records: bool = False  # keep each game's record (RECORD.md) in its result
 
 
 @dataclass
@@ -263,8 +272,14 @@ def play_one(spec: TournamentSpec, index: int) -> GameResult:
     state, times = play_bot_game(config, bots, names, spec.seed, deal,
                                  f"{spec.seed}:{index}", spec.time_limit)
     made = made_by_round(state)
+    record = None
+    if spec.records:
+        # A record's players are distinct (R1); the seed, game and deal say where in the
+        # tournament it was played (the same seed plays it again).
+        record = export_record(state, distinct_names(names),
+                               {"seed": spec.seed, "game": index + 1, "deal": deal + 1})
     return GameResult(index, names, list(state.totals), state.winners(),
-                      [sum(m) for m in made], [len(m) for m in made], times, made)
+                      [sum(m) for m in made], [len(m) for m in made], times, made, record)
 
 
 def _play_many(spec: TournamentSpec, indices: Sequence[int]) -> list[GameResult]:
@@ -276,8 +291,13 @@ def run_games(
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
     ray_address: str | None = None,
+    on_record: Callable[[int, dict[str, Any]], None] | None = None,
 ) -> list[GameResult]:
     """Play every game of ``spec``, in ``workers`` processes; results in game order.
+
+    With ``spec.records``, each game's record goes to ``on_record(index, record)`` as soon
+    as its game is back (in the order games finish), and is not kept in the results: a
+    long tournament's records are written as it goes, not held in memory to its end.
 
     Workers are started fresh (``spawn``): they inherit nothing of this process, such as
     its outside bots' processes. Processes kept ready for outside bots end with the run.
@@ -291,16 +311,28 @@ def run_games(
             for name in set(spec.bots):
                 load_bot_factory(name)
             return run_games_on_ray(spec, ray_address, workers,
-                                    _batches(spec, max(workers, 2)), _play_many, on_progress)
-        return _run_games(spec, workers, on_progress)
+                                    _batches(spec, max(workers, 2)), _play_many, on_progress,
+                                    lambda batch: _hand_over(batch, on_record))
+        return _run_games(spec, workers, on_progress, on_record)
     finally:
         close_spares()
+
+
+def _hand_over(batch: list[GameResult],
+               on_record: Callable[[int, dict[str, Any]], None] | None) -> list[GameResult]:
+    """``batch`` without its records, each given to ``on_record`` first."""
+    for result in batch:
+        if result.record is not None and on_record is not None:
+            on_record(result.index, result.record)
+        result.record = None
+    return batch
 
 
 def _run_games(
     spec: TournamentSpec,
     workers: int,
     on_progress: Callable[[int], None] | None,
+    on_record: Callable[[int, dict[str, Any]], None] | None,
 ) -> list[GameResult]:
     for name in set(spec.bots):
         load_bot_factory(name)  # fail early, in the parent, with the bot's name
@@ -308,7 +340,7 @@ def _run_games(
     results: list[GameResult] = []
     if workers <= 1:
         for i in indices:
-            results.append(play_one(spec, i))
+            results.append(_hand_over([play_one(spec, i)], on_record)[0])
             if on_progress:
                 on_progress(len(results))
         return results
@@ -321,7 +353,7 @@ def _run_games(
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    results.extend(future.result())
+                    results.extend(_hand_over(future.result(), on_record))
                 if on_progress:
                     on_progress(len(results))
         except BrokenProcessPool:
