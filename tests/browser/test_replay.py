@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import httpx
 import pytest
 
 from live_server import LiveServer, servers
@@ -277,3 +278,39 @@ async def test_a_six_player_replay_fits_a_phone(server: LiveServer, pages: Pages
     assert await overflowing(page) == []
     await page.keyboard.press("End")
     assert await overflowing(page) == []
+
+
+async def test_a_record_file_is_analysed_too(tmp_path: Path, pages: Pages) -> None:
+    """A record opened from a file (a game of ``minodice play``, or one another program
+    wrote) offers "Analyse" as a finished table does: the page sends it and shows the same
+    notes; the server's answer is the same as the table's own analysis."""
+    with servers(tmp_path, options=("--analysis-samples", "2")) as start:
+        server = start()
+        table = server.finished_bot_game(3)
+        record = server.get(f"/api/tables/{table}/record")
+        path = tmp_path / "game.json"
+        path.write_text(json.dumps({**record, "note": "kept on my phone"}))
+        page = await pages.new(viewport=PHONE)
+        await page.goto(f"{server.base}/replay")
+        await page.set_input_files("#replay-file", str(path))
+        await page.locator(".replay-trick").wait_for()
+        await page.click("#analyse")
+        await page.locator(".analysis li[data-seat]").first.wait_for(timeout=120_000)
+        summary = await page.locator(".analysis li[data-seat]").all_inner_texts()
+        assert [s.split(":")[0] for s in summary] == record["players"]
+        notes = await page.locator(".analysis-notes li").all_inner_texts()
+        assert len(notes) == 3  # round 1's bids, beside the first step
+        assert httpx.post(f"{server.base}/api/tables/{table}/analysis",
+                          timeout=10).status_code in (200, 202)
+        for _ in range(600):
+            job = server.get(f"/api/tables/{table}/analysis")
+            if job["status"] == "done":
+                break
+            await asyncio.sleep(0.2)
+        bids = sorted((d for d in job["analysis"]["decisions"]
+                       if d["kind"] == "bid" and d["round"] == 1), key=lambda d: d["seat"])
+        for text, d in zip(notes, bids, strict=True):
+            assert text.startswith(f"{record['players'][d['seat']]} bid {d['chosen']}:")
+            assert f"{math.floor(100 * d['make_chance_chosen'] + 0.5)}%" in text
+        assert await overflowing(page) == []
+

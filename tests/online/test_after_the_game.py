@@ -7,7 +7,9 @@ page is served at its addresses."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -167,6 +169,78 @@ def test_the_analysis_is_refused_before_the_end_and_limited(client: TestClient) 
     answers = [client.post(f"/api/tables/{t}/analysis").status_code for t in tables]
     assert all(a in (200, 202) for a in answers[:3])
     assert answers[3] == 429  # the advisor's limit: 3 at once from one address
+
+
+def test_a_record_sent_from_a_file_is_analysed_once_as_a_tables_record_would_be(
+        client: TestClient, analysis_pool: CountingPool, tmp_path: Path) -> None:
+    """``POST /api/analyses``: the replay viewer's file. The same game sent again (other
+    notes, other spacing) is the same analysis, computed once; it equals the table's own
+    analysis of that game; it is not kept in the store (nobody's uploads fill it)."""
+    table = finished_table(client)
+    record = client.get(f"/api/tables/{table}/record").json()
+    rounds = len(record["rounds"])
+    started = client.post("/api/analyses", content=json.dumps(record))
+    assert started.status_code == 202, started.text
+    key = started.json()["id"]
+    assert key.startswith("upload-")
+    assert started.json()["total"] == sum(decisions_per_round(record))
+    wait_until(lambda: client.get(f"/api/analyses/{key}").json()["status"] == "done",
+               "the analysis")
+    done = client.get(f"/api/analyses/{key}").json()
+    assert done["id"] == key
+    assert len(analysis_pool.jobs) == rounds
+    noted = {**record, "note": "from my phone", "fairness": None}
+    again = client.post("/api/analyses", content=json.dumps(noted, indent=2).encode())
+    assert again.status_code == 200
+    assert again.json() == done
+    assert len(analysis_pool.jobs) == rounds  # not computed again
+
+    client.post(f"/api/tables/{table}/analysis")
+    wait_until(lambda: client.get(f"/api/tables/{table}/analysis").json()["status"]
+               == "done", "the table's analysis")
+    assert client.get(f"/api/tables/{table}/analysis").json()["analysis"] == done["analysis"]
+    with contextlib.closing(sqlite3.connect(tmp_path / "t.db")) as db:
+        assert db.execute("SELECT table_id FROM analyses").fetchall() == [(table,)]
+
+
+def test_a_record_sent_for_analysis_that_is_not_one_is_refused_clearly(
+        client: TestClient, analysis_pool: CountingPool) -> None:
+    table = finished_table(client)
+    record = client.get(f"/api/tables/{table}/record").json()
+    broken = json.loads(json.dumps(record))
+    broken["rounds"][0]["bids"][0] = 5  # more than the round's one trick
+    bidding = {**record, "rounds": [{k: v for k, v in record["rounds"][0].items()
+                                     if k in ("hands",)}]}
+    for body, phrase in [(b"", "the record is empty"), (b"\xff\xfe", "UTF-8"),
+                         (b"[1, 2", "not JSON"), (json.dumps(broken).encode(), "bid"),
+                         (json.dumps(bidding).encode(), "no decision yet")]:
+        refused = client.post("/api/analyses", content=body)
+        assert refused.status_code == 400, (body[:40], refused.text)
+        assert refused.json()["error"]["code"] == "bad_request"
+        assert phrase in refused.json()["error"]["message"]
+    huge = json.dumps({**record, "note": "x" * 70_000}).encode()
+    assert client.post("/api/analyses", content=huge).status_code == 413
+    assert client.post(f"/api/tables/{table}/seats",  # other bodies keep their small cap
+                       json={"name": "x" * 5000}).status_code == 413
+    for key in ("upload-0", table, "nosuch"):
+        missing = client.get(f"/api/analyses/{key}")
+        assert missing.status_code == 404
+        assert "send the record again" in missing.json()["error"]["message"]
+    assert analysis_pool.jobs == []
+
+
+def test_record_uploads_count_against_the_advisors_limit(client: TestClient) -> None:
+    """Each new analysis costs minutes of a worker: a client may start 3 at once (the
+    fixture's advice burst), then 429; asking again for one under way costs nothing."""
+    table = finished_table(client)
+    record = client.get(f"/api/tables/{table}/record").json()
+    answers = [client.post("/api/analyses", json={**record, "players": [f"{p}{i}" for p in
+                                                                        record["players"]]})
+               for i in range(4)]
+    assert [a.status_code for a in answers[:3]] == [202, 202, 202]
+    assert answers[3].status_code == 429
+    first = {**record, "players": [f"{p}0" for p in record["players"]]}
+    assert client.post("/api/analyses", json=first).status_code in (200, 202)
 
 
 def test_a_person_hands_their_seat_to_the_stand_in(client: TestClient) -> None:

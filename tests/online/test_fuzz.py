@@ -555,6 +555,55 @@ def test_away_fuzz(server: Server, data: st.DataObject, body: bytes) -> None:
     assert answer.status_code != 200  # no token there opens a seat in a game in play
 
 
+RECORD_FIELDS: dict[str, st.SearchStrategy[Any]] = {
+    "format": st.sampled_from(["minodice-record", "pgn", ""]),
+    "version": st.integers(-1, 3),
+    "dice_set": st.sampled_from(["mino", "skull-king", "../mino"]),
+    "variant": st.sampled_from(["standard", "simplified", "x"]),
+    "players": st.lists(TEXT, max_size=7),
+    "first_starter": st.integers(-1, 7),
+    "rounds": st.lists(st.dictionaries(st.sampled_from(["hands", "bids", "tricks"]), JSON,
+                                       max_size=3), max_size=3),
+}
+
+
+@st.composite
+def mutated(draw: st.DrawFn, record: dict[str, Any]) -> bytes:
+    """A real record with one value somewhere in it replaced by anything."""
+    copy = json.loads(json.dumps(record))
+    where: Any = copy
+    while True:
+        keys = list(where) if isinstance(where, dict) else list(range(len(where)))
+        if not keys:
+            break
+        key = draw(st.sampled_from(keys))
+        if isinstance(where[key], (dict, list)) and draw(st.booleans()):
+            where = where[key]
+            continue
+        where[key] = draw(JSON)
+        break
+    return dumps_fuzz(copy, draw(st.booleans())).encode("utf-8", "surrogatepass")
+
+
+@FUZZ
+@given(data=st.data())
+def test_analyse_a_record_fuzz(server: Server, data: st.DataObject) -> None:
+    """``POST /api/analyses``: anything sent as a record is refused with a protocol error
+    (never a 5xx or a traceback), unless it is a record, whose analysis then starts."""
+    table, _host = finished_table(server)
+    record = server.client.get(f"/api/tables/{table}/record").json()
+    body = data.draw(st.one_of(bodies(RECORD_FIELDS), mutated(record)), label="body")
+    answer = post(server, "/api/analyses", body)
+    started = check_http(answer)
+    if answer.status_code < 400:
+        assert answer.status_code in (200, 202)
+        assert started["id"].startswith("upload-")
+        follow = check_http(server.client.get(f"/api/analyses/{started['id']}"))
+        assert follow["total"] == started["total"]
+    else:
+        assert answer.status_code in (400, 413, 503), answer.text  # 503: the workers busy
+
+
 @FUZZ
 @given(data=st.data())
 def test_get_fuzz(server: Server, data: st.DataObject) -> None:

@@ -64,7 +64,13 @@ from minodice.server.protocol import (
     error_message,
     parse_client_message,
 )
-from minodice.server.replays import ANALYSIS_TIMEOUT, Analyses, add_routes
+from minodice.server.replays import (
+    ANALYSIS_TIMEOUT,
+    MAX_UPLOADED_RECORD,
+    UPLOADS,
+    Analyses,
+    add_routes,
+)
 from minodice.server.room import Room, Settings, token_hash
 from minodice.server.rows import Seat
 from minodice.server.store import Store
@@ -196,10 +202,12 @@ class GuardMiddleware:
 
     def __init__(self, app: ASGIApp, max_body: int, limits: Limits, reads: Limits,
                  refusal_delay: float = 0.0,
-                 trusted: Callable[[Scope], bool] | None = None) -> None:
+                 trusted: Callable[[Scope], bool] | None = None,
+                 larger: dict[str, int] | None = None) -> None:
         self.app = app
         self.trusted = trusted  # a request a peer process forwards (limited there already)
         self.max_body = max_body
+        self.larger = larger or {}  # a path whose body may be larger (a record to analyse)
         self.limits = limits
         self.reads = reads
         self.refusal_delay = refusal_delay
@@ -217,9 +225,10 @@ class GuardMiddleware:
             return
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+        max_body = self.larger.get(scope.get("path", ""), self.max_body)
+        if length is not None and (not length.isdigit() or int(length) > max_body):
             await _send_json(send, 413, "too_large", f"a request body is at most "
-                             f"{self.max_body} bytes")
+                             f"{max_body} bytes")
             return
         seen = 0
         too_large = started = False
@@ -228,7 +237,7 @@ class GuardMiddleware:
             nonlocal seen, too_large
             message = await receive()
             seen += len(message.get("body", b""))
-            if seen > self.max_body:
+            if seen > max_body:
                 too_large = True
                 raise _TooLargeError
             return message
@@ -722,7 +731,8 @@ def create_app(
                        limits=Limits(http_rate, http_burst),
                        reads=Limits(caps.read_rate, caps.read_burst),
                        refusal_delay=caps.refusal_delay,
-                       trusted=cluster.trusted if cluster is not None else None)
+                       trusted=cluster.trusted if cluster is not None else None,
+                       larger={UPLOADS: MAX_UPLOADED_RECORD})
     return app
 
 

@@ -7,14 +7,17 @@ replays it by the rules itself, ``static/replay.js``); the analysis
 tables' bots nor the advisor's, one round per job so that the page can show progress; and a
 person may hand their seat to the stand-in bot at once instead of after the grace period.
 
-Hidden information: a record and its analysis are only ever given for a finished game,
-where every hand is public anyway.
+Hidden information: a table's record and its analysis are only ever given for a finished
+game, where every hand is public anyway. A record someone sends (``POST /api/analyses``, the
+replay viewer's file) is theirs already: its analysis tells nothing the record does not hold,
+and it is kept only in this process's memory, so that nobody's uploads fill the store.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 from collections import OrderedDict
@@ -29,7 +32,8 @@ from pydantic import Field
 from sqlalchemy.exc import SQLAlchemyError
 
 from minodice.bots.analysis import Analysis, Decision, analyse_game, summarize
-from minodice.core.record import parse_record
+from minodice.core.errors import InvalidRecordError
+from minodice.core.record import export_record, parse_record
 from minodice.server.botpool import BotPool, PoolBusyError
 from minodice.server.lobby import ApiError, Lobby
 from minodice.server.store import Store, StoreError
@@ -53,6 +57,11 @@ ANALYSES_KEPT = 200
 ANALYSIS_TIMEOUT = 600.0
 #: Analyses running at once; more are refused as busy rather than queued for long.
 ANALYSES_RUNNING = 2
+#: Bytes of a record sent for analysis (``POST /api/analyses``; every other request body is
+#: at most ``MAX_MESSAGE``): a 6-player game with 24-letter names is about 30 KB.
+MAX_UPLOADED_RECORD = 64 * 1024
+#: Where an uploaded record's analysis is asked for and followed.
+UPLOADS = "/api/analyses"
 
 
 def analyse_round(record_text: str, round_no: int, seed: int, samples: int | None
@@ -142,7 +151,10 @@ class Analyses:
                 break
             del self.jobs[oldest]
 
-    def start(self, table_id: str, record: dict[str, Any]) -> AnalysisJob:
+    def start(self, table_id: str, record: dict[str, Any], stored: bool = True
+              ) -> AnalysisJob:
+        """The job of ``table_id`` (a table's id, or an upload's :func:`upload_key`),
+        started unless it runs or is done. ``stored``: its result goes to the store too."""
         job = self.jobs.get(table_id)
         if job is not None and job.status != "failed":
             return job
@@ -151,11 +163,11 @@ class Analyses:
         per_round = decisions_per_round(record)
         job = AnalysisJob(total=sum(per_round))
         self._keep(table_id, job)
-        job.task = asyncio.ensure_future(self._run(table_id, job, record, per_round))
+        job.task = asyncio.ensure_future(self._run(table_id, job, record, per_round, stored))
         return job
 
     async def _run(self, table_id: str, job: AnalysisJob, record: dict[str, Any],
-                   per_round: list[int]) -> None:
+                   per_round: list[int], stored: bool) -> None:
         text = json.dumps(record)
         decisions: list[Decision] = []
         try:
@@ -167,7 +179,8 @@ class Analyses:
             summaries = summarize(decisions, players, len(per_round))
             job.result = Analysis(players, self.seed, decisions, summaries).to_json()
             job.status = "done"
-            await self._save(table_id, job.result)
+            if stored:
+                await self._save(table_id, job.result)
         except (TimeoutError, BrokenProcessPool, PoolBusyError):
             job.status, job.message = "failed", "the analysis workers are busy; try again"
         except Exception:  # a bug must not stay "running" for ever
@@ -194,6 +207,32 @@ class Analyses:
         self.pool.close()
 
 
+def upload_key(record: dict[str, Any]) -> str:
+    """An uploaded record's analysis id: a hash of what the rules read of it (players, dice
+    set, variant, first starter, rounds), so that the same game sent twice, with other
+    notes or other spacing, is analysed once; not a table's id (those hold no ``-``)."""
+    canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "upload-" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+def uploaded_record(body: bytes) -> dict[str, Any]:
+    """The record of a ``POST /api/analyses`` body, as the rules read it (``400`` with the
+    reason: RECORD.md's checks, as ``minodice replay``'s)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiError(400, "bad_request", "a game record is JSON in UTF-8") from None
+    try:
+        loaded = parse_record(text)
+    except InvalidRecordError as exc:
+        raise ApiError(400, "bad_request", f"not a valid game record: {exc.message}") from None
+    record = export_record(loaded.state, loaded.players)
+    if not decisions_per_round(record):
+        raise ApiError(400, "bad_request", "the record holds no decision yet: no round's bids "
+                       "are all in")
+    return record
+
+
 class HandOver(RequestBody):
     """``POST /api/tables/ID/away``: the seat's token."""
 
@@ -206,6 +245,18 @@ class HandedOver(Answer):
     table: str
     seat: int
     autoplay: bool
+
+
+class UploadedAnalysisProgress(Answer):
+    """``POST /api/analyses``, ``GET /api/analyses/ID``: an uploaded record's analysis."""
+
+    id: str = Field(description="where to follow it: GET /api/analyses/ID")
+    status: Literal["running", "done", "failed"]
+    done: int = Field(description="decisions analysed (every bid and roll counts)")
+    total: int
+    analysis: dict[str, Any] | None = Field(None, description="once done: what "
+                                            "`minodice analyse --json --samples 60` prints")
+    message: str | None = None
 
 
 class AnalysisProgress(Answer):
@@ -260,6 +311,33 @@ def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
         if job is None:
             raise ApiError(404, "not_found", "nobody asked for this game's analysis yet")
         return job.to_json()
+
+    @app.post(UPLOADS, status_code=202, response_model=UploadedAnalysisProgress,
+              responses=error_answers(400, 413, 429, 503))
+    async def analyse_upload(request: Request) -> JSONResponse:
+        """Start the analysis of a record sent as the body (the replay viewer's file; at
+        most :data:`MAX_UPLOADED_RECORD` bytes), or give the one under way or done for
+        the same game: 202 while it runs, 200 with the result once done."""
+        record = uploaded_record(await request.body())
+        key = upload_key(record)
+        job = analyses.get(key)
+        if job is None or job.status == "failed":
+            await heavy(request)
+            job = analyses.start(key, record, stored=False)
+        return JSONResponse({"id": key, **job.to_json()},
+                            status_code=200 if job.status == "done" else 202)
+
+    @app.get(UPLOADS + "/{key}", response_model=UploadedAnalysisProgress,
+             response_model_exclude_none=True, responses=error_answers(404, 429))
+    async def uploaded_analysis(key: str) -> dict[str, object]:
+        """An uploaded record's analysis: ``{id, status, done, total}``, then also
+        ``analysis``. ``404`` when this process has none by that id (never asked, forgotten
+        among the newest it keeps, or asked of another process): send the record again."""
+        job = analyses.get(key) if key.startswith("upload-") else None
+        if job is None:
+            raise ApiError(404, "not_found", "no analysis of that id here; send the record "
+                           "again (POST /api/analyses)")
+        return {"id": key, **job.to_json()}
 
     @app.post("/api/tables/{table_id}/away", response_model=HandedOver,
               responses=error_answers(400, 403, 404, 409, 413, 429, 503))

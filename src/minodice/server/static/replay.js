@@ -142,7 +142,7 @@ export async function showReplay(root, tableId, ui) {
     const dice = await diceSet(record && record.dice_set ? record.dice_set : "mino");
     const game = replayRecord(record, dice);
     if (view) view.stop();
-    view = new ReplayView(body, game, id, ui);
+    view = new ReplayView(body, game, id, ui, record);
   }
 
   if (tableId) {
@@ -159,10 +159,14 @@ export async function showReplay(root, tableId, ui) {
 }
 
 class ReplayView {
-  constructor(body, game, tableId, ui) {
+  // `record`: as read (a finished table's, or a file's); a file's is sent to the server
+  // when its analysis is asked for (POST /api/analyses), and followed by the id it gets.
+  constructor(body, game, tableId, ui, record) {
     this.body = body;
     this.game = game;
     this.tableId = tableId;
+    this.record = record;
+    this.uploadId = null;
     this.ui = ui;
     this.places = positions(game);
     this.analysis = null;
@@ -198,6 +202,7 @@ class ReplayView {
     this.content.addEventListener("pointerup", this.up);
     this.render();
     if (tableId) this.askAnalysis("GET");
+    else this.offerAnalysis(null);
   }
 
   stop() {
@@ -263,14 +268,30 @@ class ReplayView {
 
   // -- the analysis (#19): asked of the server, shown beside each decision -------------------
 
+  // A table's analysis is asked of the table; a file's is sent, then followed by its id
+  // (a server that no longer has it, or another process of it, is sent the record again).
   async askAnalysis(method) {
     let job = null;
     try {
-      job = await api(method, `/api/tables/${this.tableId}/analysis`);
+      if (this.tableId) job = await api(method, `/api/tables/${this.tableId}/analysis`);
+      else job = await this.askUploaded(method);
     } catch (err) {
       if (method === "POST" || err.code !== "not_found") this.ui.toast(err.message);
     }
     if (!this.extra.isConnected) return;
+    this.offerAnalysis(job);
+  }
+
+  async askUploaded(method) {
+    if (method === "GET" && this.uploadId) {
+      try { return await api("GET", `/api/analyses/${this.uploadId}`); } catch (err) { if (err.code !== "not_found") throw err; }
+    }
+    const job = await api("POST", "/api/analyses", this.record);
+    this.uploadId = job.id;
+    return job;
+  }
+
+  offerAnalysis(job) {
     if (job && job.status === "done") {
       this.analysis = job.analysis;
       this.byPlace = new Map(job.analysis.decisions.map((d) => [`${d.round}.${d.trick || 0}.${d.seat}`, d]));
