@@ -140,6 +140,111 @@ async def test_the_round_summary_covers_no_control_and_stays_dismissed(
     assert await page.locator(".summary").count() == 0, "a dismissed summary came back"
 
 
+async def test_the_summary_goes_at_the_rounds_first_roll_and_a_spectator_may_close_it(
+        server: LiveServer, pages: Pages) -> None:
+    """Before, the summary stayed over the trick until its end (the dice rolled and the
+    colour to follow hidden under it), and a spectator had no way to close it."""
+    page = await pages.new(viewport=PHONE, locale="en-GB")
+    table = await sit(page, server, 3, "Ana")
+    watcher = await pages.new(viewport=PHONE, locale="en-GB")
+    await watcher.goto(f"{server.base}/t/{table}")
+    await watcher.locator(".watching").wait_for()
+    rng = random.Random(5)
+    assert await decide(page, rng) == "bid"
+    assert await decide(page, rng) == "roll"  # round 1: one die each
+    await page.locator(".summary").wait_for()
+    await watcher.locator(".summary").wait_for()
+    assert await watcher.get_by_role("button", name="Continue").count() == 0
+    await watcher.get_by_role("button", name="Close").click()
+    assert await watcher.locator(".summary").count() == 0
+    assert await wait_for_decision(page) == "bid"  # round 2, the summary not dismissed
+    assert await page.locator(".summary").count() == 1
+    await step(page, rng)
+    await page.locator(".trick .rolls li").first.wait_for()  # the round's first roll
+    assert await page.locator(".summary").count() == 0
+
+
+async def test_another_persons_long_name_does_not_widen_the_page_and_a_joiner_may_leave(
+        server: LiveServer, pages: Pages) -> None:
+    """Before, the hidden " · to act" after a long name that was cut short lay past the
+    screen's edge and widened the page (to 622 px on a 360-px phone), so that messages
+    were placed off screen; and one who took a seat on the invite page had no Leave
+    button until a reload. A name of emoji joined by a zero-width joiner is a name."""
+    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
+    first = await pages.new(viewport=PHONE, locale="en-GB")
+    await first.goto(f"{server.base}/t/{table}")
+    await first.fill("#join-name", WIDE_NAME)
+    await first.locator(".join button[type=submit]").click()
+    await first.locator("#leave").wait_for()
+    second = await pages.new(viewport=PHONE, locale="en-GB")
+    await second.goto(f"{server.base}/t/{table}")
+    await second.fill("#join-name", "👩\u200d💻 Bea")
+    await second.locator(".join button[type=submit]").click()
+    await second.locator(BID).first.wait_for()
+    await second.locator("#leave").wait_for()
+    assert await second.locator(".players .me .name").get_attribute("title") == "👩\u200d💻 Bea"
+    assert await second.locator(".players .seat.acting .name", has_text="WWW").count() == 1
+    wide = await second.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    assert wide == [PHONE["width"], PHONE["width"]]
+    header = await second.locator("header").bounding_box()
+    assert header is not None
+    assert header["height"] < 60  # one row: the language went behind the menu
+    await second.click("header .menu")
+    assert await second.locator("#lang").is_visible()
+
+
+async def test_the_turn_clock_follows_the_servers_clock_not_the_phones(
+        server: LiveServer, pages: Pages) -> None:
+    """A phone whose clock is 45 s fast: before, it showed "0 s left" for the whole turn
+    and said another person's time ran out as soon as they decided."""
+    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"],
+                                        "turn_seconds": 30})["table"]
+    fast = await pages.new(viewport=PHONE, locale="en-GB")
+    await fast.add_init_script("{ const real = Date.now; Date.now = () => real() + 45000; }")
+    await fast.goto(f"{server.base}/t/{table}")
+    await fast.fill("#join-name", "Ana")
+    await fast.locator(".join button[type=submit]").click()
+    other = await pages.new(viewport=PHONE, locale="en-GB")
+    await other.goto(f"{server.base}/t/{table}")
+    await other.fill("#join-name", "Ben")
+    await other.locator(".join button[type=submit]").click()
+    await fast.locator(BID).first.wait_for()
+    text = await fast.locator("#deadline").inner_text()
+    left = int(text.split("·")[-1].split("s left")[0])
+    assert 20 <= left <= 31, text
+    await other.locator(BID).first.click()  # Ben bids at once, well in time
+    await fast.wait_for_function(  # Ana's page has seen it: only Ana is left to bid
+        "() => document.querySelectorAll('.players .seat.acting').length === 1")
+    await fast.locator(BID).first.click()
+    assert await wait_for_decision(fast) in ("roll", "bid", "final")
+    assert await fast.locator("#notice").count() == 0
+
+
+async def test_a_tall_hand_lies_over_no_control(server: LiveServer, pages: Pages) -> None:
+    """The table's height was the screen's: in round 8 with "Faces" on, the second row of
+    bid buttons spilled over the toolbar below it, so that a tap on 7 opened the score pad.
+    Now the page grows and scrolls instead. (A hand made as tall as round 8's with its faces
+    by repeating its dice: a real round 8's height depends on its deal.)"""
+    page = await pages.new(viewport=PHONE, locale="en-GB")
+    await sit(page, server, 3, "Ana")
+    await page.click("[data-key=showFaces]")
+    await page.locator(".hand .faces").first.wait_for()
+    await page.evaluate("""() => { const hand = document.querySelector(".play .hand");
+      const one = hand.querySelector(".faces").parentElement;
+      for (let i = 0; i < 7; i++) one.after(one.cloneNode(true)); }""")
+    covered = await page.evaluate("""() => [...document.querySelectorAll(".bid-button")]
+      .map((b) => { b.scrollIntoView({ block: "center" }); const r = b.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return b.contains(hit) ? null : `${b.textContent} under ${hit && hit.textContent}`; })
+      .filter(Boolean)""")
+    assert covered == []
+    spilled = await page.evaluate("""() => { const play = document.querySelector(".play");
+      const bottom = play.getBoundingClientRect().bottom;
+      return [...play.children].filter((c) => c.getBoundingClientRect().bottom > bottom + 1)
+        .map((c) => c.className); }""")
+    assert spilled == []
+
+
 async def test_long_names_give_way_with_the_full_name_on_demand(
         server: LiveServer, pages: Pages) -> None:
     page = await pages.new(viewport=PHONE, locale="en-GB")

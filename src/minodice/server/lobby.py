@@ -59,16 +59,30 @@ class ApiError(Exception):
         self.retry_after = retry_after
 
 
+def _joiner(char: str) -> bool:
+    """An invisible character a name may hold: the zero-width joiner and non-joiner (emoji
+    such as "👩‍💻" and "🏳️‍🌈" are joined by the first; Persian and Indic names need the
+    second) and the tags that spell a region's flag ("🏴󠁧󠁢󠁳󠁣󠁴󠁿"). Every other format
+    character (direction overrides, zero-width spaces, byte-order marks) could disguise a
+    name, and is refused."""
+    return char in "\u200c\u200d" or "\U000e0020" <= char <= "\U000e007f"
+
+
 def clean_name(name: str) -> str:
-    """A person's name as typed, trimmed; refused if empty, too long or with control
-    characters (it is shown literally everywhere, so nothing else is taken out)."""
+    """A person's name as typed, trimmed; refused if empty, too long (in code points), with
+    control characters, or with nothing visible (it is shown literally everywhere, so
+    nothing else is taken out)."""
     name = name.strip()
     if not name or len(name) > NAME_MAX:
         raise ApiError(400, "bad_request", f"a name is 1 to {NAME_MAX} characters")
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
+    categories = [unicodedata.category(c) for c in name]
+    if any(cat in ("Cc", "Zl", "Zp") or (cat == "Cf" and not _joiner(c))
+           for c, cat in zip(name, categories, strict=True)):
         raise ApiError(400, "bad_request", "a name may not hold control characters")
-    if any(unicodedata.category(c) == "Cs" for c in name):  # no text: no UTF-8, no hash
+    if "Cs" in categories:  # no text: no UTF-8, no hash
         raise ApiError(400, "bad_request", "a name must be text (no lone surrogates)")
+    if not any(cat[0] in "LNPS" for cat in categories):
+        raise ApiError(400, "bad_request", "a name needs a visible letter, digit or symbol")
     return name
 
 

@@ -40,6 +40,28 @@ export function retryDelay(response, attempt) {
   return Math.min(8, Math.max(after, 0.5 * 2 ** attempt)) * (1 + Math.random() / 4) * 1000;
 }
 
+// The server's clock, from its answers' Date headers: each says the server's time was at
+// least that whole second when this page got it, so the largest (Date − this device's time)
+// is a lower bound of the offset, and the offset is within a second above it. A device
+// whose clock agrees with that (as a clock kept by the network's time does) is finer than
+// the header and is trusted; one that is further off (a phone set by hand, 45 s fast) is
+// corrected to within half a second, so that its turn clock counts the server's seconds.
+let lowerOffset = null;
+
+function noteServerClock(response) {
+  const date = Date.parse(response.headers.get("date") || "");
+  if (!Number.isFinite(date)) return;
+  const lower = date - Date.now();
+  lowerOffset = lowerOffset === null ? lower : Math.max(lowerOffset, lower);
+}
+
+/** The server's time now, as far as this page can tell (milliseconds since 1970). */
+export function serverNow() {
+  if (lowerOffset === null) return Date.now();
+  const offset = lowerOffset + 500;
+  return Date.now() + (Math.abs(offset) <= 1000 ? 0 : offset);
+}
+
 export async function api(method, path, body) {
   let response;
   for (let attempt = 0; ; attempt++) {
@@ -51,6 +73,7 @@ export async function api(method, path, body) {
     } catch (err) {
       throw new ApiError("offline", "no answer");
     }
+    noteServerClock(response);
     const wait = attempt < RETRIES ? retryDelay(response, attempt) : null;
     if (wait === null) break;
     await new Promise((resolve) => setTimeout(resolve, wait));
@@ -98,6 +121,22 @@ export async function newSeed() {
 }
 
 // Take a seat and remember its token and seed on this device (a reload keeps the seat).
+// A name as the server counts it: code points (a family emoji is 7, not 11 as an input's
+// maxlength would count), so the field has no maxlength and the page says what is wrong.
+export const NAME_MAX = 24;
+
+/** What is wrong with a name before it is sent (null: nothing the page can tell). */
+export function nameProblem(name) {
+  if (!name) return _("Please enter your name.");
+  if ([...name].length > NAME_MAX) return _("A name is at most {n} characters.", { n: NAME_MAX });
+  return null;
+}
+
+/** A name the server refused (400): what else it can be, the length being checked here. */
+export function nameRefused() {
+  return _("This name cannot be used: it needs a letter, digit or symbol, and no control characters.");
+}
+
 export async function takeSeat(table, name, extra = {}, commit = null) {
   const { seed, hash } = await newSeed();
   const seat = await api("POST", `/api/tables/${table}/seats`, { name, client_seed_hash: hash, ...extra });

@@ -1,9 +1,9 @@
 // The page: a lobby (/), a table (/t/ID), a replay (/replay, /replay/ID) and an about page
 // (/about), each rendered from what the server answers. No build step: plain ES modules.
-import { api, randomHex, store, takeSeat } from "./api.js";
+import { api, nameProblem, nameRefused, randomHex, store, takeSeat } from "./api.js";
 import { h, replace } from "./dom.js";
 import { LANGUAGES, _, chooseLanguage, lang, loadLanguage } from "./i18n.js";
-import { leaveButton, myTablesCard, noteVisit } from "./mine.js";
+import { addLeaveButton, myTablesCard, noteVisit } from "./mine.js";
 import { EDITIONS, ROUNDS } from "/meta.js";
 import { levelOptions, showTable } from "./table.js";
 
@@ -32,9 +32,7 @@ async function route() {
   let replay;
   if (table) {
     noteVisit(table[1]);
-    const leave = leaveButton(table[1], ui);
-    const nav = document.getElementById("nav");
-    if (leave) nav.insertBefore(leave, nav.querySelector(".menu")); // on the header's one row
+    addLeaveButton(table[1], ui);
     leaveCurrent = await showTable(root, table[1], ui);
   } else if ((replay = path.match(/^\/replay(?:\/([A-Za-z0-9]+))?\/?$/))) {
     // its own module, loaded only here: a table's first view does not carry it
@@ -99,7 +97,7 @@ function link(event) {
 // -- the lobby -----------------------------------------------------------------------------
 
 function nameField(id) {
-  return h("input", { id, name: "name", maxlength: 24, required: true, autocomplete: "nickname",
+  return h("input", { id, name: "name", required: true, autocomplete: "nickname",
     value: store.get("name", "") });
 }
 
@@ -184,14 +182,15 @@ async function refreshPublic(list) {
 }
 
 async function createAndSit(settings, name) {
-  if (!name) { ui.toast(_("Please enter your name.")); return; }
+  const problem = nameProblem(name);
+  if (problem) { ui.toast(problem); return; }
   try {
     const table = await api("POST", "/api/tables", settings);
     store.set(`host.${table.table}`, table.host_token);
     await takeSeat(table.table, name, {}, table.commit);
     ui.go(table.url);
   } catch (err) {
-    ui.toast(err.code === "bad_request" ? _("Please enter your name (at most 24 characters).") : err.message);
+    ui.toast(err.code === "bad_request" ? nameRefused() : err.message);
   }
 }
 

@@ -64,6 +64,15 @@ export function myTablesCard(link) {
 
 // The table's "Leave" button: a confirmation, then either just leave (the stand-in plays
 // after the grace period; the seat stays yours) or hand the seat to a bot at once.
+/** The header's Leave button for table `id`, once this device holds a seat there (at
+ * once, or when a seat is taken on the table's page). */
+export function addLeaveButton(id, ui) {
+  const nav = document.getElementById("nav");
+  if (!nav || document.getElementById("leave")) return;
+  const leave = leaveButton(id, ui);
+  if (leave) nav.insertBefore(leave, nav.querySelector(".menu")); // on the header's one row
+}
+
 export function leaveButton(id, ui) {
   const seat = store.get(`seat.${id}`);
   if (!seat) return null;

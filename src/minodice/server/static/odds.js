@@ -14,7 +14,17 @@ export async function showOdds(root, ui) {
     variant: saved.variant === "simplified" ? "simplified" : "standard",
     position: saved.position || 0, hand: {}, rolled: [], announced: {}, answer: null, busy: false,
   };
-  let dice = await diceSet(state.edition);
+  let dice;
+  try {
+    dice = await diceSet(state.edition);
+  } catch (err) {
+    // the page works with the server only (every answer is computed there): say so, with a
+    // way to try again, never a "Loading…" for ever
+    replace(root, h("section", { class: "card" }, h("h1", {}, _("Odds for your dice")),
+      h("p", { class: "error", role: "alert" }, err.message),
+      h("button", { type: "button", class: "primary", onclick: () => showOdds(root, ui) }, _("Try again"))));
+    return;
+  }
 
   const remember = () => store.set("odds", { mode: state.mode, edition: state.edition, players: state.players,
     position: state.position, variant: state.variant });
@@ -141,8 +151,9 @@ export async function showOdds(root, ui) {
 
   function draw() {
     const edition = h("select", { id: "odds-edition", onchange: async (e) => {
+      try { dice = await diceSet(e.target.value); } catch (err) { ui.toast(err.message); draw(); return; }
       state.edition = e.target.value; state.hand = {}; state.rolled = []; state.answer = null;
-      dice = await diceSet(state.edition); remember(); draw();
+      remember(); draw();
     } }, EDITIONS.map((e) => h("option", { value: e.name, selected: state.edition === e.name }, _(e.title))));
     const players = h("select", { id: "odds-players", onchange: (e) => {
       state.players = Number(e.target.value); state.position = Math.min(state.position, state.players - 1);

@@ -149,7 +149,9 @@ export async function showReplay(root, tableId, ui) {
     try {
       await open(await api("GET", `/api/tables/${tableId}/record`), tableId);
     } catch (err) {
-      replace(body, h("p", { class: "error", role: "alert" }, err.message),
+      // 409: the game is still being played (its record is not out before its end)
+      const text = err.code === "conflict" ? _("The replay is ready when the game is over.") : err.message;
+      replace(body, h("p", { class: "error", role: "alert" }, text),
         h("a", { class: "button", href: `/t/${tableId}` }, _("Back to the table")));
     }
   } else {

@@ -23,6 +23,9 @@ let audio = null;
 export function turnSignal(yours, isNew) {
   document.title = yours ? "● " + _("Your turn") + " · " + TITLE : TITLE;
   if (!yours || !isNew) return;
+  // Browsers allow tone and vibration only once the person has touched the page (before
+  // that, each try is refused with a console warning): the title says it meanwhile.
+  if (navigator.userActivation && !navigator.userActivation.hasBeenActive) return;
   if (signalOn("vibrate") && navigator.vibrate) navigator.vibrate(180);
   if (signalOn("sound")) tone();
 }

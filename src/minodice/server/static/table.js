@@ -1,12 +1,13 @@
 // The table page (/t/ID): join or watch, then render every view the server sends, in one
 // direction (view → DOM), and send only what the view offers ("legal"). The server decides
 // everything; the page shows, asks, and checks the one thing it must not trust: the dice.
-import { api, diceSet, errorText, keepFair, newSeed, store, takeSeat } from "./api.js";
+import { api, diceSet, errorText, keepFair, nameProblem, nameRefused, newSeed, serverNow, store, takeSeat } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
 import { countUnread, tableSettings } from "./extras.js";
 import { verifyRecord } from "./fair.js";
 import { _, capital, decimal, word } from "./i18n.js";
+import { addLeaveButton } from "./mine.js";
 import { reducedMotion, setSignal, signalOn, turnSignal } from "./signal.js";
 
 import { EDITIONS, LEVELS } from "/meta.js";
@@ -312,19 +313,23 @@ class TablePage {
   }
 
   joinForm() {
-    const input = h("input", { id: "join-name", name: "name", maxlength: 24, required: true,
+    const input = h("input", { id: "join-name", name: "name", required: true,
       autocomplete: "nickname", value: store.get("name", "") });
     const form = h("form", { class: "card join", onsubmit: async (e) => {
       e.preventDefault();
+      const problem = nameProblem(input.value.trim());
+      if (problem) { this.ui.toast(problem); return; }
       try {
         await takeSeat(this.id, input.value.trim(), {}, (this.view || this.info).commit);
+        addLeaveButton(this.id, this.ui);
         if (this.ws) this.ws.close();
         this.ws = null;
         this.seq = -1;
         this.view = null;
         this.connect();
       } catch (err) {
-        this.ui.toast(err.code === "conflict" ? _("No seat is free any more; you can still watch.") : err.message);
+        this.ui.toast(err.code === "conflict" ? _("No seat is free any more; you can still watch.")
+          : err.code === "bad_request" ? nameRefused() : err.message);
       }
     } },
     h("h2", {}, _("Join this table")),
@@ -434,7 +439,8 @@ class TablePage {
     return " · " + _("{s} s left", { s: this.secondsLeft() });
   }
 
-  secondsLeft() { return Math.max(0, Math.ceil((this.view.deadline - Date.now()) / 1000)); }
+  // the server's clock, not this device's: a phone's clock may be seconds or minutes off
+  secondsLeft() { return Math.max(0, Math.ceil((this.view.deadline - serverNow()) / 1000)); }
 
   tick() {
     const el = document.getElementById("deadline");
@@ -623,7 +629,8 @@ class TablePage {
     const v = this.view;
     const past = v.history[v.history.length - 1];
     if (!past || past.round <= this.summaryFor) return null;
-    if (v.status === "playing" && v.tricks.length > 0) return null;
+    // gone at the round's first roll: the trick it would cover is being played
+    if (v.status === "playing" && (v.tricks.length > 0 || v.trick.length > 0)) return null;
     const names = this.names();
     const dismiss = () => {
       this.summaryFor = past.round;
@@ -634,7 +641,9 @@ class TablePage {
     const heads = [_("Player"), _("Bid"), _("Won"), _("Points"), bonus ? _("Bonus") : null, _("Total")].filter(Boolean);
     return h("section", { class: "summary", "aria-label": _("End of round {n}", { n: past.round }) },
       h("div", { class: "summary-head" }, h("h2", {}, _("End of round {n}", { n: past.round })),
-        v.status === "playing" && v.you !== null ? h("button", { class: "primary", "data-key": "continue", onclick: dismiss }, _("Continue")) : null),
+        // a spectator closes it too (it goes by itself at the round's first roll)
+        v.status === "playing" ? h("button", { class: "primary", "data-key": "continue", onclick: dismiss },
+          v.you !== null ? _("Continue") : _("Close")) : null),
       h("table", {}, h("thead", {}, h("tr", {}, heads.map((t) => h("th", { scope: "col", title: t }, t)))),
         h("tbody", {}, names.map((n, i) => h("tr", {}, h("th", { scope: "row" }, h("span", { class: "name", title: n }, n)), h("td", {}, String(past.bids[i])),
           h("td", {}, String(past.tricks_won[i])), h("td", {}, signed(past.points[i] - past.bonus[i])),
@@ -749,7 +758,7 @@ class TablePage {
    * secret until all are in). The view does not say it: the page sees a person's decision
    * arrive after that decision's deadline without this page having sent it. */
   timeouts(before, v, rolled) {
-    if (!before.deadline || before.status !== "playing" || Date.now() < before.deadline - 250) return [];
+    if (!before.deadline || before.status !== "playing" || serverNow() < before.deadline - 250) return [];
     const names = this.names();
     const out = [];
     for (const s of before.to_act) {

@@ -1,0 +1,52 @@
+"""A person's name at an online table (:func:`minodice.server.lobby.clean_name`): emoji
+joined by a zero-width joiner are names as people type them on phones; what could disguise
+a name (direction overrides, zero-width spaces, nothing visible at all) is refused."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from minodice.server.lobby import NAME_MAX, ApiError, clean_name
+
+SCOTLAND = "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+
+
+@pytest.mark.parametrize("name", [
+    "👩\u200d💻 Ana", "🏳️\u200d🌈", "👨\u200d👩\u200d👧\u200d👦🎲 Oma Gertrud 😀", SCOTLAND,
+    "می\u200cخواهم", "Zoë<b>", "x\u0301", "Ana" * 8,
+])
+def test_names_people_type_are_taken_as_typed(name: str) -> None:
+    assert clean_name(f"  {name} ") == name
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("", "1 to 24"), ("   ", "1 to 24"), ("x" * 25, "1 to 24"),
+    ("a\u202eb", "control"), ("\u200bAna", "control"), ("A\ufeffna", "control"),
+    ("A\x1bna", "control"), ("An\na", "control"), ("A\u2028B", "control"),
+    ("\u200d", "visible"), ("\u200c\u200d", "visible"), ("\u0301", "visible"),
+    ("\ud800x", "surrogate"),
+])
+def test_names_that_could_disguise_themselves_are_refused(name: str, why: str) -> None:
+    with pytest.raises(ApiError) as refused:
+        clean_name(name)
+    assert refused.value.status == 400
+    assert why in refused.value.message
+
+
+@given(st.text(max_size=30))
+def test_an_accepted_name_is_trimmed_short_visible_and_holds_no_control(text: str) -> None:
+    try:
+        name = clean_name(text)
+    except ApiError:
+        return
+    assert name == text.strip()
+    assert 1 <= len(name) <= NAME_MAX
+    categories = [unicodedata.category(c) for c in name]
+    assert not {"Cc", "Cs", "Zl", "Zp"} & set(categories)
+    assert all(c in "\u200c\u200d" or "\U000e0020" <= c <= "\U000e007f"
+               for c, cat in zip(name, categories, strict=True) if cat == "Cf")
+    assert any(cat[0] in "LNPS" for cat in categories)
