@@ -24,7 +24,14 @@ not the probe, as they would on a real network:
   connects and disconnects in a loop from another 20 sockets' worth of addresses;
 - ``spoof``: 150 POSTs from 127.0.0.1 with ``X-Forwarded-For`` naming 150 other
   addresses (how many pass the per-address limit);
-- ``utf8``: 50 WebSocket text frames of invalid UTF-8 (the server log's lines after them).
+- ``utf8``: 50 WebSocket text frames of invalid UTF-8 (the server log's lines after them);
+- ``pings``: 4 WebSockets (4 addresses) send ping frames as fast as they can and never
+  read the pongs (control frames never reach the application's limits), reconnecting
+  when dropped;
+- ``head``: 8 connections (8 addresses) each send a header line without end, again
+  when closed;
+- ``messages``: 20 sockets of one seat (4 addresses) send illegal acts as fast as they
+  can, connecting again whenever the server closes them for it.
 
 Run: ``python benchmarks/floods.py [--floods tables,lobby,...] [--seconds 10]
 [--half-open 2000] [--lobby 9400] [--repeat 3]``. Each measured flood alternates a quiet
@@ -565,6 +572,133 @@ async def send_invalid_utf8(host: str, port: int, path: str, address: str) -> in
         writer.close()
 
 
+def _masked(opcode: int, payload: bytes) -> bytes:
+    """One client frame (masked, as a client's must be) of under 126 bytes."""
+    mask = os.urandom(4)
+    return (bytes([0x80 | opcode, 0x80 | len(payload)]) + mask
+            + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+
+async def _by_hand(base: str, path: str, address: str
+                   ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+    """A WebSocket opened by hand (no client library floods pings it never reads)."""
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port), local_addr=(address, 0))
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                 "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                 "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+    try:
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    except (OSError, TimeoutError, asyncio.IncompleteReadError):
+        writer.close()
+        return None
+    if b" 101 " not in head:
+        writer.close()
+        return None
+    return reader, writer
+
+
+async def flood_pings(base: str, seconds: float, result: FloodResult, sockets: int = 4
+                      ) -> None:
+    """Spectators' sockets sending 125-byte pings as fast as they can, never reading the
+    pongs; each reconnects when the server drops it."""
+    async with http_from(flood_address(0), base) as http:
+        table = (await http.post("/api/tables", json={"players": 3})).json()["table"]
+    end = time.monotonic() + seconds
+    burst = _masked(0x9, b"p" * 125) * 100
+
+    async def one(i: int) -> None:
+        while time.monotonic() < end:
+            opened = await _by_hand(base, f"/ws/{table}", flood_address(i))
+            if opened is None:
+                result.answers["refused"] += 1
+                await asyncio.sleep(0.5)
+                continue
+            _, writer = opened
+            try:
+                while time.monotonic() < end:
+                    writer.write(burst)
+                    await asyncio.wait_for(writer.drain(), 1.0)
+                    result.answers["pings sent"] += 100
+                    await asyncio.sleep(0)
+            except TimeoutError:
+                result.answers["held by the server (not read)"] += 1
+                await asyncio.sleep(max(0.0, end - time.monotonic()))
+            except OSError:
+                result.answers["dropped by the server"] += 1
+            finally:
+                writer.close()
+
+    await asyncio.gather(*(one(i) for i in range(sockets)))
+
+
+async def flood_head(base: str, seconds: float, result: FloodResult, connections: int = 8
+                     ) -> None:
+    """Connections each sending a header line without end; again when closed."""
+    host, port = base.removeprefix("http://").split(":")
+    end = time.monotonic() + seconds
+    chunk = b"a" * 65536
+
+    async def one(i: int) -> None:
+        while time.monotonic() < end:
+            reader, writer = await asyncio.open_connection(
+                host, int(port), local_addr=(flood_address(i), 0))
+            try:
+                writer.write(b"GET /api/tables HTTP/1.1\r\nHost: x\r\nX-Big: ")
+                # (a write to a connection the server reset is dropped without a word)
+                while time.monotonic() < end and not writer.transport.is_closing():
+                    writer.write(chunk)
+                    await asyncio.wait_for(writer.drain(), 1.0)
+                    result.answers["KB sent"] += 64
+            except (OSError, TimeoutError):
+                pass
+            result.answers["connections"] += 1
+            try:
+                answer = await asyncio.wait_for(reader.read(100), 1.0)
+                result.answers["answered " + (answer[9:12].decode() if answer
+                                              else "nothing")] += 1
+            except OSError:  # reset: the server closed it with the flood's bytes unread
+                result.answers["reset by the server"] += 1
+            except TimeoutError:
+                result.answers["held by the server"] += 1
+            writer.close()
+
+    await asyncio.gather(*(one(i) for i in range(connections)))
+
+
+async def flood_messages(base: str, seconds: float, result: FloodResult, sockets: int = 20
+                         ) -> None:
+    """One seat's sockets send illegal acts as fast as they can (never waiting for an
+    answer), connecting again whenever the server closes them."""
+    async with http_from(flood_address(0), base) as http:
+        table = (await http.post("/api/tables", json={"players": 3, "bots": [
+            None, None, "random"]})).json()["table"]
+        token = (await http.post(f"/api/tables/{table}/seats", json={"name": "Flood"})
+                 ).json()["token"]
+    url = f"{base.replace('http://', 'ws://', 1)}/ws/{table}?token={token}"
+    act = json.dumps({"type": "act", "turn": "1-bid", "action": "bid 9"})
+    end = time.monotonic() + seconds
+
+    async def one(i: int) -> None:
+        while time.monotonic() < end:
+            try:
+                ws = await ws_from(flood_address(i % 4), url)
+            except (InvalidStatus, OSError, TimeoutError):
+                result.answers["connection refused"] += 1
+                await asyncio.sleep(0.2)
+                continue
+            try:
+                while time.monotonic() < end:
+                    await ws.send(act)
+                    result.answers["acts sent"] += 1
+            except ConnectionClosed:
+                result.answers[f"closed {ws.close_code}"] += 1
+            finally:
+                await ws.close()
+
+    await asyncio.gather(*(one(i) for i in range(sockets)))
+
+
 def _close_code(data: bytes) -> int | None:
     """The code of the first close frame among the server's (unmasked) frames."""
     i = 0
@@ -585,8 +719,10 @@ def _close_code(data: bytes) -> int | None:
 
 FLOODS: dict[str, Flood] = {
     "tables": flood_tables, "lobby": flood_lobby, "half-open": flood_half_open,
-    "advise": flood_advise, "chat": flood_chat, "spoof": flood_spoof, "utf8": flood_utf8}
-MEASURED = ("tables", "lobby", "half-open", "advise", "chat")  # the others are counts
+    "advise": flood_advise, "chat": flood_chat, "spoof": flood_spoof, "utf8": flood_utf8,
+    "pings": flood_pings, "head": flood_head, "messages": flood_messages}
+#: the others are counts
+MEASURED = ("tables", "lobby", "half-open", "advise", "chat", "pings", "head", "messages")
 
 
 @dataclass

@@ -90,3 +90,14 @@ def test_repr_rebuilds_a_users_dice_set_and_its_values() -> None:
     hand = Hand.from_str(ds, "x,y,y")
     assert rebuilt(hand).counts == hand.counts
     assert str(rebuilt(hand)) == str(hand)
+
+
+@pytest.mark.parametrize("text", ["bid ²", "bid ١", "１", "bid 1" + "0" * 5000, "bid -1",
+                                  "bid 1.5"])
+def test_a_bid_is_digits_0_to_9_and_other_numbers_are_refused_in_words(text: str) -> None:
+    """``str.isdigit`` took "²" (then ``int`` failed with Python's own words) and "١"
+    (read as 1): a client's action is read as a record writes it, or refused clearly."""
+    with pytest.raises(ValueError, match=r"a bid is|no die kind") as refused:
+        parse_action(load_dice_set("mino"), text)
+    assert "int()" not in str(refused.value)
+    assert len(str(refused.value)) < 200

@@ -10,6 +10,7 @@ servers run with the real per-address limits (``lenient=False``), not the test s
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import tempfile
 from collections.abc import Iterator
@@ -148,6 +149,45 @@ async def test_a_full_server_closes_the_oldest_unfinished_request(tmp_path: Path
     assert answers["closed by the server"] >= 150 - 60, answers
 
 
+async def test_a_client_gone_before_its_refusal_leaves_no_traceback(server: LiveServer) -> None:
+    """Over its connect rate, a client is refused after a delay; one that left during the
+    delay (as a connect loop does) made the server log a whole traceback each time."""
+    before = len(server.log_text())
+    async with floods.http_from(floods.flood_address(0), server.base) as http:
+        table = (await http.post("/api/tables", json={"players": 3})).json()["table"]
+    opened = []
+    for _ in range(30):  # 20 at once are let in, then one a second
+        found = await floods._by_hand(server.base, f"/ws/{table}", floods.flood_address(1))
+        assert found is not None
+        opened.append(found)
+    for _, writer in opened:
+        writer.transport.abort()
+    await asyncio.sleep(2.5)  # past the refusal delay
+    log = server.log_text()[before:] if before else server.log_text()
+    assert "Traceback" not in log, log
+    assert "ERROR" not in log, log
+
+
+async def test_one_address_may_not_hold_every_connection(tmp_path: Path) -> None:
+    """At most ``sockets_per_address`` WebSockets from one address (200; 5 here): one
+    address, at the connect rate, could otherwise take every connection in hours."""
+    with with_options(tmp_path, "--sockets-per-address", "5") as start:
+        server = start()
+        async with floods.http_from(floods.flood_address(0), server.base) as http:
+            table = (await http.post("/api/tables", json={"players": 3})).json()["table"]
+        url = f"{server.ws_base}/ws/{table}"
+        held = [await floods.ws_from(floods.flood_address(1), url) for _ in range(5)]
+        for ws in held:
+            assert json.loads(await ws.recv())["type"] == "view"
+        refused = await floods.ws_from(floods.flood_address(1), url)
+        message = json.loads(await refused.recv())
+        assert (message["type"], message["code"]) == ("error", "busy")
+        other = await floods.ws_from(floods.flood_address(2), url)  # another address is let in
+        assert json.loads(await other.recv())["type"] == "view"
+        for ws in (*held, refused, other):
+            await ws.close()
+
+
 # -- the advisor -------------------------------------------------------------------------------
 
 
@@ -239,7 +279,8 @@ async def test_the_lobby_is_limited_and_paged(strict: StartServer) -> None:
 # -- another table during each flood -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("flood", ["tables", "lobby", "half-open", "advise", "chat"])
+@pytest.mark.parametrize("flood", ["tables", "lobby", "half-open", "advise", "chat", "pings",
+                                   "head", "messages"])
 async def test_another_table_during_a_flood(tmp_path: Path, strict: StartServer,
                                             flood: str) -> None:
     """Another table's act→view during each flood: printed, and held to a generous bound
@@ -258,6 +299,16 @@ async def test_another_table_during_a_flood(tmp_path: Path, strict: StartServer,
 async def measured(server: LiveServer, flood: str, options: dict[str, Any]) -> None:
     found = await floods.measure(server.base, flood, 5.0, quiet=4.0, **options)
     print("\n" + "\n".join(found.lines()))
+    answers = found.result.answers
+    if flood == "pings":  # a client over its pings is dropped, never held (not read)
+        assert answers["dropped by the server"] >= 4, found.lines()
+        assert answers["held by the server (not read)"] == 0, found.lines()
+    if flood == "head":  # a head past 16 KB is refused, and the connection closed: each
+        # connection sends at most what the two kernels' buffers hold before its reset
+        closed = answers["answered 431"] + answers["reset by the server"]
+        assert closed >= 8, found.lines()
+        assert answers["held by the server"] == 0, found.lines()
+        assert answers["KB sent"] <= 8 * 1024 * answers["connections"], found.lines()
     quiet, during = found.quiet[0], found.flood[0]
     assert len(quiet) >= 10, found.lines()
     assert len(during) >= 10, found.lines()

@@ -146,6 +146,25 @@ async def test_bot_decisions_are_timed_and_the_queue_is_counted() -> None:
         pool.close()
 
 
+def test_the_tables_bot_decisions_are_timed(tmp_path: Path) -> None:
+    """A table's bots decide through the room's runner, not ``BotPool.decide``: before,
+    the histogram the README documents stayed at 0 however many bots played."""
+    store = Store.sqlite(tmp_path / "tables.sqlite3")
+    with TestClient(app_on(store)) as client:
+        before = metrics(client).get(("minodice_bot_decision_seconds_count", ()), 0.0)
+        table = client.post("/api/tables", json={"players": 3, "bots": ["random"] * 3}
+                            ).json()["table"]
+        deadline = time.monotonic() + 60  # a hang guard
+        while client.get(f"/api/tables/{table}").json()["status"] != "finished":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        record = client.get(f"/api/tables/{table}/record").json()
+        decisions = sum(len(r["bids"]) + sum(len(t) for t in r["tricks"])
+                        for r in record["rounds"])
+        after = metrics(client)[("minodice_bot_decision_seconds_count", ())]
+        assert after - before >= decisions
+
+
 def test_serve_names_an_unreachable_database_in_one_line_without_its_password() -> None:
     runner = CliRunner()
     result = runner.invoke(cli_app, ["serve", "--db",

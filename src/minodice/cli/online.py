@@ -83,6 +83,8 @@ def serve(
                                                   "joins or watches is kept.")] = 30.0,
     max_connections: Annotated[int, typer.Option(help="Open connections at most (fewer if "
                                                  "file descriptors run out first).")] = 10000,
+    sockets_per_address: Annotated[int, typer.Option(help="WebSockets one client address "
+                                                     "may hold open at once.")] = 200,
     request_timeout: Annotated[float, typer.Option(help="Seconds a client has to send a "
                                                    "whole request; then it is closed.")] = 10.0,
     advice_workers: Annotated[int, typer.Option(help="Worker processes of the bid advisor "
@@ -122,6 +124,7 @@ def serve(
     from minodice.server.connections import (
         connection_cap,
         guarded_protocol,
+        guarded_websocket_protocol,
         raise_descriptor_limit,
     )
     from minodice.server.ops import configure_logging
@@ -139,7 +142,8 @@ def serve(
             ("--analysis-samples", 1 if analysis_samples is None else analysis_samples,
              10_000),  # as minodice analyse --samples
             ("--new-tables", new_tables, 1_000_000), ("--max-waiting", max_waiting, 1_000_000),
-            ("--max-connections", max_connections, 1_000_000)):
+            ("--max-connections", max_connections, 1_000_000),
+            ("--sockets-per-address", sockets_per_address, 1_000_000)):
         check_range(name, count, 1, most)
     for name, value in (("--read-rate", read_rate), ("--connect-rate", connect_rate),
                         ("--all-tables-rate", all_tables_rate), ("--http-rate", http_rate)):
@@ -189,7 +193,8 @@ def serve(
                 tables_burst=new_tables, tables_rate=new_tables / 600,
                 all_tables_rate=all_tables_rate, all_tables_burst=all_tables_rate * 10,
                 max_waiting=max_waiting, expire_waiting=expire_waiting * 60,
-                connect_rate=connect_rate, connect_burst=connect_rate * 20)
+                connect_rate=connect_rate, connect_burst=connect_rate * 20,
+                sockets_per_address=sockets_per_address)
     origins = site_origins(host, port, (*(public_url or ()), *(allow_origin or ())))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     shown_host = f"[{shown}]" if ":" in shown else shown
@@ -222,6 +227,7 @@ def serve(
                 proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
                 http=guarded_protocol(request_timeout, connections,
                                       per_address=max(16, connections // 8)),
+                ws=guarded_websocket_protocol(),
                 timeout_keep_alive=5, backlog=2048,
                 # JSON logs: uvicorn's own lines go through the root logger's JSON handler.
                 log_config=None if log_format == "json" else LOGGING_CONFIG)

@@ -63,18 +63,24 @@ Action = Bid | Roll
 BIDS: tuple[Bid, ...] = tuple(Bid(n) for n in range(9))
 
 
+def _is_number(word: str) -> bool:
+    """Digits 0-9 only, as a record writes a bid: ``str.isdigit`` also takes "²" (which
+    ``int`` refuses) and "١" (which it reads as 1), and a bid has at most a few digits."""
+    return 0 < len(word) <= 9 and word.isascii() and word.isdigit()
+
+
 def parse_action(dice_set: DiceSet, text: str) -> Action:
     """Read ``"bid N"`` / ``"N"`` or ``"roll KIND"`` / ``"KIND"``; ``ValueError`` otherwise."""
     words = text.strip().lower().split()
     if len(words) == 2 and words[0] in ("bid", "roll"):
         verb, arg = words
     elif len(words) == 1:
-        verb, arg = ("bid" if words[0].isdigit() else "roll"), words[0]
+        verb, arg = ("bid" if _is_number(words[0]) else "roll"), words[0]
     else:
         raise ValueError(f"not an action: {text!r} (try 'bid 2' or 'roll red')")
     if verb == "bid":
-        if not arg.isdigit():
-            raise ValueError(f"a bid is a whole number, not {arg!r}")
+        if not _is_number(arg):
+            raise ValueError(f"a bid is a whole number in digits 0-9, not {arg[:20]!r}")
         return Bid(int(arg))
     if not dice_set.has_kind(arg):
         kinds = ", ".join(k.name for k in dice_set.kinds)

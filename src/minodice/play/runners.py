@@ -282,16 +282,27 @@ class PoolRunner:
     one decision past the pool's ``timeout`` or dies costs this decision (the pool replaces
     it). The bot's generator gives the worker its seed. Asked from an event loop only."""
 
-    def __init__(self, pool: WorkerPool, clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(self, pool: WorkerPool, clock: Callable[[], float] = time.perf_counter,
+                 observe: Callable[[float], None] | None = None) -> None:
+        """``observe``: given each decision's seconds, queue wait included, failed or not
+        (the server's ``minodice_bot_decision_seconds``)."""
         self.pool = pool
         self._clock = clock
+        self._observe = observe
 
     def decide(self, request: DecisionRequest) -> Decision:
         raise BotError(f"{request.who}: a worker pool is asked from an event loop")
 
     async def decide_async(self, request: DecisionRequest) -> Decision:
-        view = request.view
         start = self._clock()
+        try:
+            return await self._decide_async(request, start)
+        finally:
+            if self._observe is not None:
+                self._observe(self._clock() - start)
+
+    async def _decide_async(self, request: DecisionRequest, start: float) -> Decision:
+        view = request.view
         try:
             text = await self.pool.run(decide_in_worker, request.bot, view,
                                        request.rng.getrandbits(64))

@@ -163,6 +163,7 @@ class Caps:
     expire_waiting: float = 1800.0  # s: a waiting table nobody joins or watches expires
     sockets_per_seat: int = 4       # WebSockets one seat may hold open at once
     spectators: int = 50            # spectators' WebSockets at one table
+    sockets_per_address: int = 200  # WebSockets open at once from one address (a school's NAT)
     connect_burst: float = 20.0     # WebSocket connections one address may open at once ...
     connect_rate: float = 1.0       # ... and then a second
     chat_burst: float = 15.0        # chat lines from one address at once ...
@@ -406,6 +407,7 @@ def create_app(
             raise ApiError(429, "rate_limited", "too many questions to the advisor from your "
                            "address; try again shortly")
     sockets: Counter[tuple[str, int | None]] = Counter()  # open: a seat's, a table's spectators
+    open_from: Counter[str] = Counter()  # open WebSockets by the address they come from
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -667,8 +669,11 @@ def create_app(
         return JSONResponse(json_schema(name))
 
     async def refuse(websocket: WebSocket, code: str, message: str, close: int) -> None:
-        await websocket.send_text(dumps(error_message(code, message)))
-        await websocket.close(code=close)
+        """Say why, and close. A client already gone (one that left during the refusal's
+        delay, as a connect loop does) is no error of the server's: nothing is logged."""
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+            await websocket.send_text(dumps(error_message(code, message)))
+            await websocket.close(code=close)
 
     @app.websocket("/ws/{table_id}")
     async def play(websocket: WebSocket, table_id: str) -> None:
@@ -716,7 +721,14 @@ def create_app(
             await refuse(websocket, "busy", f"this table has {caps.spectators} spectators "
                          "already", 4429)
             return
+        # One address may not hold every connection the server has (at the connect rate,
+        # in under three hours), so that nobody else could connect.
+        if open_from[address] >= caps.sockets_per_address:
+            await refuse(websocket, "busy", f"{caps.sockets_per_address} connections are open "
+                         "from your address already; close one", 4429)
+            return
         sockets[key] += 1
+        open_from[address] += 1
         try:
             await _serve_connection(websocket, room, seat, Limits(ws_rate, ws_rate),
                                     ChatGuard(chat_limits, address))
@@ -724,6 +736,9 @@ def create_app(
             sockets[key] -= 1
             if not sockets[key]:
                 del sockets[key]
+            open_from[address] -= 1
+            if not open_from[address]:
+                del open_from[address]
 
     if cluster is not None:  # inside the guard: a client is limited where it connects
         app.add_middleware(ForwardMiddleware, cluster=cluster)

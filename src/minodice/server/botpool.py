@@ -25,7 +25,6 @@ import os
 import random
 import secrets
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -151,13 +150,11 @@ class BotPool:
         every bot runner shares)."""
         seat = seat_view.seat if seat_view.seat is not None else 0
         request = DecisionRequest(seat, spec, seat_view, random.Random(secrets.randbits(64)))
-        started = time.perf_counter()
         try:
-            return (await PoolRunner(self).decide_async(request)).action
+            return (await PoolRunner(self, observe=BOT_DECISIONS.observe)
+                    .decide_async(request)).action
         except BotError as exc:
             log.warning("%s; playing at random", exc)
-        finally:
-            BOT_DECISIONS.observe(time.perf_counter() - started)
         self.failures += 1
         return random.SystemRandom().choice(list(seat_view.legal_actions))
 

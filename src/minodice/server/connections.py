@@ -18,14 +18,27 @@ two rules:
   request (a slow or half-open one: the clients that are served keep their connections);
   if there is none, the new one is closed at once.
 
+- **Head size**: a request's line and headers are at most ``max_head`` bytes
+  (``431``, and the connection closed): httptools keeps an unfinished header in memory,
+  and one client sending a header (or a URL) without end held 100 MB and seconds of CPU.
+
 Timers are per connection (``loop.call_later``), so a thousand idle sockets cost a
 thousand timer entries, not a sweep over them.
+
+:func:`guarded_websocket_protocol` does the same for uvicorn's WebSocket protocol, whose
+control frames never reach the application (and so none of its limits): a client's pings
+are limited (each costs a pong written back; one that never read them grew the server by
+21 MB a second and stalled every table), and a connection the server closed is given one
+second, not ten, to answer before it is dropped (a flooding client's frames are read and
+thrown away until then).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import resource
+import time
 from collections import Counter
 from typing import Any
 
@@ -51,8 +64,27 @@ def connection_cap(wanted: int, descriptors: int) -> int:
     return max(16, min(wanted, descriptors - RESERVED_DESCRIPTORS))
 
 
+#: Bytes of a request's line and headers (h11's default; nginx allows 32 KB by default):
+#: the page's requests and its WebSocket upgrade need 1 to 2 KB.
+MAX_HEAD = 16 * 1024
+#: Pings a WebSocket client may send: a burst, then one a second (browsers send none; a
+#: client library pings every 20 s or so).
+PING_BURST = 10
+PINGS_PER_SECOND = 1.0
+#: Seconds a client has to answer the server's close before its connection is dropped.
+CLOSE_TIMEOUT = 1.0
+
+
+def _head_too_large() -> bytes:
+    body = json.dumps({"error": {"code": "too_large", "message": f"a request's line and "
+                                 f"headers are at most {MAX_HEAD} bytes"}}).encode()
+    return (b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+            b"content-type: application/json\r\nconnection: close\r\n"
+            b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+
+
 def guarded_protocol(request_timeout: float, max_connections: int,
-                     per_address: int) -> type[asyncio.Protocol]:
+                     per_address: int, max_head: int = MAX_HEAD) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol class with the module docstring's two rules (pass it as
     ``uvicorn.run(http=...)``). Its state is shared by the connections of one server."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -64,6 +96,8 @@ def guarded_protocol(request_timeout: float, max_connections: int,
     class GuardedProtocol(HttpToolsProtocol):
         _deadline: asyncio.TimerHandle | None = None
         _address = "?"
+        _head = 0  # bytes received of the request's line and headers so far
+        _in_head = False
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -108,10 +142,20 @@ def guarded_protocol(request_timeout: float, max_connections: int,
 
         def data_received(self, data: bytes) -> None:
             if self.cycle is None or self.cycle.response_complete:
+                if not self._in_head:
+                    self._in_head, self._head = True, 0
                 self._waiting()  # a new request begins: its own clock
+            if self._in_head:
+                self._head += len(data)
             super().data_received(data)
+            # Counted after parsing: a read that holds a whole head and a body is no head
+            # too large; one still in its head past the limit is.
+            if self._in_head and self._head > max_head and not self.transport.is_closing():
+                self.transport.write(_head_too_large())
+                self.transport.close()
 
         def on_headers_complete(self) -> None:
+            self._in_head = False
             if self.parser.should_upgrade():
                 self._ready()  # a WebSocket: its own rules from here on
             super().on_headers_complete()
@@ -125,3 +169,35 @@ def guarded_protocol(request_timeout: float, max_connections: int,
             super().connection_lost(exc)
 
     return GuardedProtocol
+
+
+def guarded_websocket_protocol(ping_burst: int = PING_BURST,
+                               pings_per_second: float = PINGS_PER_SECOND,
+                               close_timeout: float = CLOSE_TIMEOUT) -> type[asyncio.Protocol]:
+    """uvicorn's WebSocket protocol (the one it picks with ``websockets`` installed) with
+    the module docstring's limits on control frames (pass it as ``uvicorn.run(ws=...)``).
+
+    A client over its pings is dropped at once (not sent a close: a client that does not
+    read would not read that either)."""
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.close_timeout = close_timeout
+            self._pings = float(ping_burst)
+            self._pinged = time.monotonic()
+
+        def handle_ping(self) -> None:
+            now = time.monotonic()
+            self._pings = min(float(ping_burst),
+                              self._pings + (now - self._pinged) * pings_per_second)
+            self._pinged = now
+            if self._pings < 1.0:
+                if not self.transport.is_closing():
+                    self.transport.abort()
+                return
+            self._pings -= 1.0
+            super().handle_ping()
+
+    return GuardedWebSocketProtocol

@@ -217,7 +217,9 @@ class Room:
     def _driver_for(self, table: Table) -> Driver:
         s = self.settings
         return Driver(
-            table, PoolRunner(self.pool), scheduler=self.scheduler, commit=self._write_move,
+            # timed as the tables' bots' decisions (/metrics)
+            table, PoolRunner(self.pool, observe=ops.BOT_DECISIONS.observe),
+            scheduler=self.scheduler, commit=self._write_move,
             clocks=Clocks(turn_seconds=self.row.settings.turn_seconds or None,
                           grace=s.grace, bot_delay=s.bot_delay, retry_after=RETRY_AFTER),
             stand_in=s.stand_in, on_bot_error=RANDOM, listeners=[self._on_event],
