@@ -32,6 +32,8 @@ not the probe, as they would on a real network:
   when closed;
 - ``messages``: 20 sockets of one seat (4 addresses) send illegal acts as fast as they
   can, connecting again whenever the server closes them for it.
+- ``bots``: one address creates ``tables`` tables of six ``hard`` bots (within its 60
+  new tables in 10 minutes), whose games keep the shared bot workers busy.
 
 Run: ``python benchmarks/floods.py [--floods tables,lobby,...] [--seconds 10]
 [--half-open 2000] [--lobby 9400] [--repeat 3]``. Each measured flood alternates a quiet
@@ -699,6 +701,19 @@ async def flood_messages(base: str, seconds: float, result: FloodResult, sockets
     await asyncio.gather(*(one(i) for i in range(sockets)))
 
 
+async def flood_bots(base: str, seconds: float, result: FloodResult, tables: int = 30,
+                     level: str = "hard") -> None:
+    """``tables`` tables of six bots from one address, all at once; then their games
+    play (they go on after the flood's window: the measure is taken while they do)."""
+    async with http_from(flood_address(0), base, connections=tables) as http:
+        answers = await asyncio.gather(*(
+            http.post("/api/tables", json={"players": 6, "bots": [level] * 6})
+            for _ in range(tables)))
+    for answer in answers:
+        _count(result, answer)
+    await asyncio.sleep(seconds)
+
+
 def _close_code(data: bytes) -> int | None:
     """The code of the first close frame among the server's (unmasked) frames."""
     i = 0
@@ -720,9 +735,10 @@ def _close_code(data: bytes) -> int | None:
 FLOODS: dict[str, Flood] = {
     "tables": flood_tables, "lobby": flood_lobby, "half-open": flood_half_open,
     "advise": flood_advise, "chat": flood_chat, "spoof": flood_spoof, "utf8": flood_utf8,
-    "pings": flood_pings, "head": flood_head, "messages": flood_messages}
+    "pings": flood_pings, "head": flood_head, "messages": flood_messages, "bots": flood_bots}
 #: the others are counts
-MEASURED = ("tables", "lobby", "half-open", "advise", "chat", "pings", "head", "messages")
+MEASURED = ("tables", "lobby", "half-open", "advise", "chat", "pings", "head", "messages",
+            "bots")
 
 
 @dataclass

@@ -8,9 +8,11 @@ import json
 import math
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -648,3 +650,25 @@ def test_progress_is_reported_as_games_finish_with_workers() -> None:
     assert seen == sorted(seen)
     assert seen[-1] == 40
     assert len(seen) > 2
+
+
+@pytest.mark.parametrize("after", [0.3, 0.6, 1.2])
+def test_ctrl_c_ends_a_tournament_with_workers_without_a_traceback(after: float) -> None:
+    """Ctrl-C reaches the whole process group: the workers, even while they were still
+    starting, printed their own tracebacks (2 runs in 30). Now they ignore it and the
+    tournament ends them itself, at once."""
+    env = {**os.environ, "COLUMNS": "200"}
+    proc = subprocess.Popen([sys.executable, "-m", "minodice.cli", "tournament", "--games",
+                             "400", "--bots", "medium,easy,easy,random", "--seed", "1",
+                             "--workers", "2"], cwd=ROOT, env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(after)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=30)  # a hang guard: it ends at once
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode != 0
+    assert "Traceback" not in err, err
+    assert "Traceback" not in out, out

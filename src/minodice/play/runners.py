@@ -260,7 +260,8 @@ class WorkerPool(Protocol):
     ``TimeoutError`` for a job that ran past ``timeout`` seconds and ``BrokenProcessPool``
     for a worker that died, having replaced the workers itself."""
 
-    timeout: float
+    @property
+    def timeout(self) -> float: ...
 
     async def run(self, fn: Callable[..., str], *args: Any) -> str: ...
 

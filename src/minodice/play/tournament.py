@@ -14,11 +14,14 @@ between two bots are paired on the same deals.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import secrets
+import signal
 import statistics
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -318,6 +321,22 @@ def run_games(
         close_spares()
 
 
+@contextlib.contextmanager
+def _interrupts_to_this_process_only() -> Iterator[None]:
+    """Worker processes started meanwhile ignore Ctrl-C (an ignored signal stays ignored
+    in a child, and Python keeps it so): the terminal sends it to the whole process group,
+    and each worker printed its own traceback, even while it was still starting up. This
+    process alone is interrupted, and ends the workers itself."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _hand_over(batch: list[GameResult],
                on_record: Callable[[int, dict[str, Any]], None] | None) -> list[GameResult]:
     """``batch`` without its records, each given to ``on_record`` first."""
@@ -347,8 +366,9 @@ def _run_games(
     batches = _batches(spec, workers)
     with ProcessPoolExecutor(max_workers=workers,
                              mp_context=multiprocessing.get_context("spawn")) as pool:
-        pending: set[Future[list[GameResult]]] = {
-            pool.submit(_play_many, spec, batch) for batch in batches}
+        with _interrupts_to_this_process_only():
+            pending: set[Future[list[GameResult]]] = {
+                pool.submit(_play_many, spec, batch) for batch in batches}
         try:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -363,9 +383,13 @@ def _run_games(
                            f"({', '.join(sorted(set(spec.bots)))}) may have ended or crashed "
                            "the interpreter (run with --workers 1 to find which)") from None
         except BaseException:
-            for future in pending:
-                future.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
+            # Ctrl-C (or a bot's error) ends the run now: the workers ignore Ctrl-C and
+            # would finish their batches first, the interpreter waiting for them. (Their
+            # futures are left to the pool, which fails them as its workers end: one
+            # cancelled here made its thread raise InvalidStateError, in Python 3.11.)
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False)
             raise
     results.sort(key=lambda r: r.index)
     return results

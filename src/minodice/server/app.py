@@ -582,7 +582,8 @@ def create_app(
                            RETRY_AFTER)
         room, host_token = await lobby.create(body.players, body.edition, body.variant,
                                         list(body.bots) if body.bots is not None else None,
-                                        body.turn_seconds, body.public, body.advisor)
+                                        body.turn_seconds, body.public, body.advisor,
+                                        creator=client_address(request.scope))
         await lobby.maybe_start_new(room)
         return {"table": room.id, "url": f"/t/{room.id}", "host_token": host_token,
                 "commit": room.row.commit}

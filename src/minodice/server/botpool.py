@@ -7,12 +7,16 @@ and comes back as the action's text, which the server checks against the legal a
 A worker that crashes, hangs past ``timeout`` or answers nonsense costs one decision: the
 pool is replaced, and the seat plays a uniformly random legal action instead.
 
-Load never counts as a hang: a pool hands a worker at most one job at a time (a semaphore
-of ``workers`` slots) and the timeout starts when the job does, so work waiting its turn
-waits in this process, untimed, and a pool is replaced only for a worker that crashed or
-ran one job past ``timeout``. A pool with a ``queue`` limit (the advisor's: its own
-workers, apart from the tables') refuses work at once with :class:`PoolBusyError` when
-that many jobs already wait, instead of making everyone wait longer.
+Load never counts as a hang: a pool hands a worker at most one job at a time (``workers``
+slots) and the timeout starts when the job does, so work waiting its turn waits in this
+process, untimed, and a pool is replaced only for a worker that crashed or ran one job past
+``timeout``. The slots go round the waiting **keys** (:class:`FairSlots`), each key's jobs
+in order: a table's bots ask under its creator's address (:class:`KeyedPool`), so that one
+address's sixty tables of experts wait their turns among themselves, and another table's
+bot waits for one job of each other address, not for all of theirs. A pool with a
+``queue`` limit (the advisor's: its own workers, apart from the tables') refuses work at
+once with :class:`PoolBusyError` when that many jobs already wait, instead of making
+everyone wait longer.
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ import os
 import random
 import secrets
 import threading
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from minodice.bots.loading import make_bot
@@ -108,6 +114,53 @@ def _warm() -> int:
     return 0
 
 
+#: The fairness key of the job being asked for (set by :class:`KeyedPool`; "" for jobs
+#: asked directly, which share one key).
+_job_key: ContextVar[str] = ContextVar("minodice_job_key", default="")
+
+
+class FairSlots:
+    """``slots`` slots handed out in turn to the keys that wait (round robin), each key's
+    waiters first come, first served: a key with many jobs waiting takes one slot in turn
+    with every other key, never all of them for as long as its queue lasts."""
+
+    def __init__(self, slots: int) -> None:
+        self.free = slots
+        self.queues: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+
+    async def acquire(self, key: str = "") -> None:
+        if self.free > 0 and not self.queues:
+            self.free -= 1
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.queues.setdefault(key, deque()).append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self.release()  # given the slot as it was cancelled: the next one's
+            else:
+                queue = self.queues.get(key)
+                if queue is not None and turn in queue:
+                    queue.remove(turn)
+                    if not queue:
+                        del self.queues[key]
+            raise
+
+    def release(self) -> None:
+        while self.queues:
+            key, queue = next(iter(self.queues.items()))
+            turn = queue.popleft()
+            if queue:
+                self.queues.move_to_end(key)  # its next job after every other key's
+            else:
+                del self.queues[key]
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self.free += 1
+
+
 class BotPool:
     """A pool of worker processes that answer bot decisions (or other pure computations).
 
@@ -128,7 +181,7 @@ class BotPool:
         self.failures = 0
         self.replacements = 0
         self._waiting = 0
-        self._slots = asyncio.Semaphore(workers)
+        self._slots = FairSlots(workers)
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
@@ -169,7 +222,7 @@ class BotPool:
             raise PoolBusyError
         self._waiting += 1
         try:
-            await self._slots.acquire()
+            await self._slots.acquire(_job_key.get())
         finally:
             self._waiting -= 1
         try:
@@ -213,3 +266,23 @@ class BotPool:
         for process in list(processes.values()):
             process.kill()
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class KeyedPool:
+    """A pool as one key's jobs see it (a table's bots: its creator's address, else the
+    table): ``run`` asks under that key (:class:`FairSlots`); the rest is the pool's."""
+
+    def __init__(self, pool: BotPool, key: Callable[[], str]) -> None:
+        self.pool = pool
+        self.key = key
+
+    @property
+    def timeout(self) -> float:
+        return self.pool.timeout
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        token = _job_key.set(self.key())
+        try:
+            return await self.pool.run(fn, *args)
+        finally:
+            _job_key.reset(token)

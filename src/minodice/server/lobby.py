@@ -250,9 +250,10 @@ class Lobby:
     async def create(self, players: int, edition: str, variant: str,
                      bots: list[str | None] | None,
                turn_seconds: int | None, public: bool, advisor: bool = True,
-               held: list[str | None] | None = None, rematch_of: str | None = None
-               ) -> tuple[Room, str]:
-        """A new table; returns it and the host token."""
+               held: list[str | None] | None = None, rematch_of: str | None = None,
+               creator: str | None = None) -> tuple[Room, str]:
+        """A new table; returns it and the host token. ``creator``: the client address that
+        asked for it, whose tables' bots take their turns together in the shared pool."""
         if bots is not None and len(bots) != players:
             raise ApiError(400, "bad_request", f"\"bots\" needs one entry per seat ({players})")
         levels = bots or [None] * players
@@ -293,6 +294,8 @@ class Lobby:
                 self.on_forget(row.id)  # its lease goes too
             raise _unsaved() from None
         room = self.rooms[row.id] = self._new_room(row, epoch)
+        if creator is not None:
+            room.pool_key = f"address:{creator}"
         if public and waits:
             self._list(room)
         return room, host_token
@@ -524,6 +527,7 @@ class Lobby:
                     [seat_row.bot for seat_row in room.row.seats],
                     s.turn_seconds, False, s.advisor, held,
                     rematch_of=room.id)
+                new.pool_key = room.pool_key  # its bots wait their turns as the first game's
                 try:
                     await room.set_rematch(new.id)
                 except StoreError:

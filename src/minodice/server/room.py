@@ -59,7 +59,7 @@ from minodice.play.table import (
     event_to_json,
 )
 from minodice.server import ops
-from minodice.server.botpool import BotPool
+from minodice.server.botpool import BotPool, KeyedPool
 from minodice.server.presence import Presence, Sender
 from minodice.server.protocol import (
     Act,
@@ -176,6 +176,10 @@ class Room:
         self.id = row.id
         self.store = store
         self.pool = pool
+        # Whose turn this table's bots wait for in the shared pool (:class:`~minodice.server.
+        # botpool.FairSlots`): its creator's address, set by the lobby when it is known;
+        # the table itself after a restart or a takeover (the address is kept nowhere).
+        self.pool_key = f"table:{row.id}"
         self.settings = settings
         self.scheduler = settings.make_scheduler()
         self.lock = asyncio.Lock()  # the driver's too: one change of the table at a time
@@ -218,7 +222,8 @@ class Room:
         s = self.settings
         return Driver(
             # timed as the tables' bots' decisions (/metrics)
-            table, PoolRunner(self.pool, observe=ops.BOT_DECISIONS.observe),
+            table, PoolRunner(KeyedPool(self.pool, lambda: self.pool_key),
+                              observe=ops.BOT_DECISIONS.observe),
             scheduler=self.scheduler, commit=self._write_move,
             clocks=Clocks(turn_seconds=self.row.settings.turn_seconds or None,
                           grace=s.grace, bot_delay=s.bot_delay, retry_after=RETRY_AFTER),
