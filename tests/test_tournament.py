@@ -258,6 +258,9 @@ def test_paired_differences_on_the_same_deals() -> None:
     assert ab.ci95 is not None
     assert ab.ci95[0] == pytest.approx(100 / 3 - half, abs=0.01)
     assert ab.ci95[1] == pytest.approx(100 / 3 + half, abs=0.01)
+    # t(0.975; 1) + t(0.80; 1) = 12.7062 + 1.3764 standard errors (from tables): with two
+    # deals the standard error is itself a guess; 2.8 of them promised far too much
+    assert ab.detectable == pytest.approx((12.7062 + 1.3764) * (20 / 3) / 2, abs=0.01)
     bc = pairs[("B", "C")]
     # B - C per deal: 100/3 - 70/3 = 10, 50/3 - 20/3 = 10: the same each deal.
     assert bc.mean_difference == pytest.approx(10)
