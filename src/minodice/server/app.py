@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 import re
 import secrets
 import socket
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -128,19 +129,24 @@ def _error(status: int, code: str, message: str,
 
 
 class Limits:
-    """Per-client token buckets: ``rate`` a second, up to ``burst`` at once."""
+    """Per-client token buckets: ``rate`` a second, up to ``burst`` at once.
 
-    def __init__(self, rate: float, burst: float) -> None:
+    At most ``clients`` buckets are kept, the least recently used going first. Before,
+    all were dropped at once past 50,000, and a flood from that many addresses (easy over
+    IPv6) handed every client, the flood's own first, a fresh burst."""
+
+    def __init__(self, rate: float, burst: float, clients: int = 50_000) -> None:
         self.rate = rate
         self.burst = burst
-        self._buckets: dict[str, tuple[float, float]] = {}
+        self.clients = clients
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
     def allow(self, key: str) -> bool:
         now = time.monotonic()
-        tokens, last = self._buckets.get(key, (self.burst, now))
+        tokens, last = self._buckets.pop(key, (self.burst, now))
         tokens = min(self.burst, tokens + (now - last) * self.rate)
-        if len(self._buckets) > 50_000:
-            self._buckets.clear()  # forget old clients rather than grow without end
+        while len(self._buckets) >= self.clients:
+            self._buckets.popitem(last=False)  # the longest idle: likely full again
         if tokens < 1:
             self._buckets[key] = (tokens, now)
             return False
@@ -184,9 +190,25 @@ def wants_page(request: Request) -> bool:
 
 def client_address(scope: Scope) -> str:
     """The client's address as uvicorn gives it (a trusted proxy's ``X-Forwarded-For``
-    already applied, nothing else trusted)."""
+    already applied, nothing else trusted), as every per-address limit counts it: an IPv6
+    address by its /64 network (one home or phone holds a whole /64, so counting its
+    addresses one by one would give it 2^64 limits), an IPv4 one mapped into IPv6 as IPv4.
+
+    >>> [client_address({"client": (a, 1)}) for a in ("10.0.0.7", "2001:db8:1:2::17",
+    ...  "2001:db8:1:2:ffff::1", "::ffff:10.0.0.7", "testclient")]
+    ['10.0.0.7', '2001:db8:1:2::/64', '2001:db8:1:2::/64', '10.0.0.7', 'testclient']
+    """
     client = scope.get("client") or ("?", 0)
-    return str(client[0])
+    host = str(client[0])
+    if ":" not in host:
+        return host
+    try:
+        address = ipaddress.IPv6Address(host.split("%")[0])
+    except ValueError:
+        return host
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.IPv6Network(f"{address}/64", strict=False))
 
 
 class GuardMiddleware:
