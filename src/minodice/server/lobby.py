@@ -59,6 +59,11 @@ class ApiError(Exception):
         self.retry_after = retry_after
 
 
+#: Letters and symbols that show as nothing (Hangul fillers, the braille blank): a name of
+#: them alone would be a blank name.
+BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
 def _joiner(char: str) -> bool:
     """An invisible character a name may hold: the zero-width joiner and non-joiner (emoji
     such as "👩‍💻" and "🏳️‍🌈" are joined by the first; Persian and Indic names need the
@@ -81,7 +86,8 @@ def clean_name(name: str) -> str:
         raise ApiError(400, "bad_request", "a name may not hold control characters")
     if "Cs" in categories:  # no text: no UTF-8, no hash
         raise ApiError(400, "bad_request", "a name must be text (no lone surrogates)")
-    if not any(cat[0] in "LNPS" for cat in categories):
+    if not any(cat[0] in "LNPS" and c not in BLANKS
+               for c, cat in zip(name, categories, strict=True)):
         raise ApiError(400, "bad_request", "a name needs a visible letter, digit or symbol")
     return name
 
