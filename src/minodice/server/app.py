@@ -123,7 +123,11 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 def _error(status: int, code: str, message: str,
            retry_after: int | None = None) -> JSONResponse:
+    """The error answer. A message quoting what a client sent may hold a lone surrogate
+    (JSON's "\\ud800" reads as one), which UTF-8 cannot write: it is sent escaped, as
+    text, never as a 500."""
     headers = {"retry-after": str(retry_after)} if retry_after is not None else None
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
                         headers=headers)
 
