@@ -83,6 +83,31 @@ def default_player_name(lang: str, user: str | None) -> str:
     return next(c for c in candidates if c.casefold() not in headers)
 
 
+#: The longest name a new game takes (as the online tables: ``minodice.server.lobby``); the
+#: table at 80×24 shows it whole in the header, the prompt and the pages.
+NAME_MAX = 24
+
+
+def player_names(names: Sequence[str], new_game: bool = True) -> list[str]:
+    """The ``--name`` values as the players are called: without the blanks around them,
+    none empty, no two alike (not even as shown: an escape is shown as its text) and, in a
+    new game, at most :data:`NAME_MAX` characters (a resumed record's names are its own).
+    A usage error (``BadParameter``) says which name is wrong and why."""
+    cleaned: list[str] = []
+    for raw in names:
+        person = raw.strip()
+        shown = printable(person if len(person) <= 16 else person[:15] + "…")  # one line
+        if not person:
+            raise typer.BadParameter("a name cannot be empty", param_hint="--name")
+        if new_game and len(person) > NAME_MAX:
+            raise typer.BadParameter(f"{shown!r} is longer than {NAME_MAX} characters",
+                                     param_hint="--name")
+        if printable(person) in {printable(c) for c in cleaned}:
+            raise typer.BadParameter(f"{shown!r} is given twice", param_hint="--name")
+        cleaned.append(person)
+    return cleaned
+
+
 # Table.restore says "it ..." of the record; a resumed file says the same of its path.
 _RESTORE_SUBJECTS = (("not a valid game record", "{path} is not a valid game record"),
                      ("it was not saved", "{path} was not saved"),
@@ -140,8 +165,8 @@ def play(
     players: PlayersOpt = 4,
     name: Annotated[
         Optional[list[str]],  # noqa: UP045 - Typer reads this annotation at run time
-        typer.Option("--name", help="Your name; give it again for each person at this "
-                     "screen (hot seat)."),
+        typer.Option("--name", help=f"Your name (at most {NAME_MAX} characters); give it "
+                     "again for each person at this screen (hot seat)."),
     ] = None,
     bots: Annotated[str, typer.Option("--bots", help="The bots' levels, one for all or one "
                                       f"per bot seat: {LEVELS}.")] = "easy",
@@ -177,6 +202,8 @@ def play(
         raise typer.BadParameter(f"{language!r} is not one of {', '.join(LANGUAGES)}",
                                  param_hint="--lang")
     check_float("--delay", delay, 0, 60)
+    if name is not None:
+        name = player_names(name, new_game=resume is None and not continue_last)
     if continue_last and resume is not None:
         raise typer.BadParameter("give --resume FILE or --continue, not both",
                                  param_hint="--continue")
@@ -228,14 +255,14 @@ def play(
         finally:
             screen.close_games()
         if screen.unsaved:
-            typer.echo(f"minodice play: {screen.exit_note}", err=True)
+            _tell(f"minodice play: {screen.exit_note}", screen.hung_up, err=True)
             raise typer.Exit(1)
         if screen.exit_note:
-            typer.echo(screen.exit_note)
+            _tell(screen.exit_note, screen.hung_up)
         elif table.is_over() and screen.save_path is not None:
             path = shlex.quote(str(screen.save_path))
-            typer.echo(_("Game record saved: {path} (show it with: {command})").format(
-                path=screen.save_path, command=f"{command} replay {path}"))
+            _tell(_("Game record saved: {path} (show it with: {command})").format(
+                path=screen.save_path, command=f"{command} replay {path}"), screen.hung_up)
         if screen.return_code:
             raise typer.Exit(screen.return_code)
         if not screen.again:
@@ -248,6 +275,22 @@ def play(
             game = GameFile.create(where, dumps_record(table.snapshot()))
         except SaveError as exc:
             fail(one_line(str(exc)) + "; choose another folder with --games-dir")
+
+
+def _tell(message: str, hung_up: bool, err: bool = False) -> None:
+    """Print the note after play; after a hang-up (SIGHUP, SIGTERM) the terminal may be
+    gone, and the game is saved all the same: then a note nobody can read is no error."""
+    try:
+        typer.echo(message, err=err)
+    except OSError:
+        if not hung_up:
+            raise
+        stream = sys.stderr if err else sys.stdout
+        try:  # what is still buffered goes nowhere at exit, rather than failing again
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError):
+            pass
 
 
 def fail(message: str, command: str = "play") -> NoReturn:

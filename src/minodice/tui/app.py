@@ -13,22 +13,29 @@ The screen never reads the engine state: every panel is drawn from a
 :class:`~minodice.core.view.SeatView` of the person at the keyboard (or a spectator's
 view with no hand while the keyboard changes hands) and the table's public facts.
 
-The game is saved (:class:`~minodice.play.saves.GameFile`) after every trick and round and
-on ``q``. A save that fails is said on screen, where and why; the game stays open, ``o``
-saves it in another folder, and quitting without a saved game needs a second ``q`` and
-ends with ``unsaved`` set (``minodice play`` then exits non-zero).
+The game is saved (:class:`~minodice.play.saves.GameFile`) after every person's bid, every
+trick and round, and on ``q`` (Ctrl+C and Ctrl+Q too, on the table or any page over it,
+the "pass to NAME" screen included). SIGHUP (the terminal closed), SIGTERM and SIGINT save
+and quit as ``q`` does, and Textual gives the terminal back. A save that fails is said on
+screen (on a page too), where and why; the game stays open, ``o`` saves it in another
+folder, and quitting without a saved game needs a second ``q`` and ends with ``unsaved``
+set (``minodice play`` then exits non-zero); after a signal nobody is asked twice.
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
+import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Static
 
@@ -53,7 +60,7 @@ from minodice.tui.controller import (
     Tone,
     short_path,
 )
-from minodice.tui.screens import FolderScreen, PageScreen, PassScreen
+from minodice.tui.screens import FolderScreen, OverTable, PageScreen, PassScreen
 
 CSS = """
 Screen { layout: vertical; }
@@ -75,6 +82,7 @@ PassScreen, PageScreen, FolderScreen { align: center middle; background: $backgr
                            text-align: center; }
 #page-scroll { height: 1fr; }
 #page-hint { height: 1; color: $text-muted; }
+.problem-line { height: auto; }
 #folder-box { height: auto; padding: 1 2; }
 #folder-title { text-style: bold; margin-bottom: 1; }
 #folder-error { height: auto; }
@@ -82,6 +90,15 @@ PassScreen, PageScreen, FolderScreen { align: center middle; background: $backgr
 """
 
 LOG_ROWS = 4  # the height of #log
+PROMPT_NAME = 24  # the cells of a name in the prompt (a new game's names are no longer)
+
+#: The signals that end a game as q does (saved, the terminal restored): the terminal
+#: closed (SIGHUP), ``kill PID`` (SIGTERM), ``kill -INT PID``.
+HANG_UPS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM", "SIGINT")
+                 if hasattr(signal, name))
+
+#: The keys that save and quit, on the table and on every page over it.
+QUIT_KEYS = ("q", "ctrl+q", "ctrl+c")
 
 #: How each tone of message is drawn.
 TONE_STYLES = {Tone.PLAIN: "", Tone.STRONG: "bold", Tone.GOOD: "bold green",
@@ -95,6 +112,12 @@ class TableApp(App[None]):
 
     CSS = CSS
     ENABLE_COMMAND_PALETTE = False
+    # Ctrl+Q and Ctrl+C save and quit as q does, whatever is open (Textual's own Ctrl+Q
+    # would leave without saving; its Ctrl+C only says to press Ctrl+Q).
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "save_and_quit", show=False, priority=True),
+        Binding("ctrl+c", "save_and_quit", show=False, priority=True),
+    ]
 
     def __init__(
         self,
@@ -114,6 +137,8 @@ class TableApp(App[None]):
                                           runner=runner)
         self.delay = delay
         self.rolling: tuple[int, int, str] | None = None  # a die in the air: a face shown
+        self._signals: list[int] = []  # the signals this app answers (see HANG_UPS)
+        self._hanging_up: asyncio.Task[None] | None = None
 
     # -- the controller's state, as the app's (for the command and the tests) -------------
 
@@ -169,11 +194,18 @@ class TableApp(App[None]):
     def again(self) -> bool:
         return self.controller.again
 
+    @property
+    def hung_up(self) -> bool:
+        """The game ended on a signal (the terminal closed, ``kill``), not a key."""
+        return self.controller.hung_up
+
     def hand_kinds(self, seat: int) -> list[str]:
         return self.controller.hand_kinds(seat)
 
     def keys_text(self) -> str:
-        return self.controller.keys_hint()
+        """The keys line, as it fits the screen (``q`` always on it)."""
+        width = self.query_one("#keys", Static).content_size.width or self.size.width - 2
+        return self.controller.keys_hint(max(width, 0))
 
     def close_games(self) -> None:
         self.controller.close_games()
@@ -192,12 +224,50 @@ class TableApp(App[None]):
 
     def on_mount(self) -> None:
         self.title = self.controller.words.title()
+        if not self.is_headless:  # a test's app leaves the test runner's signals alone
+            self.catch_hang_ups()
         self.controller.begin()
         self.refresh_table()
         self.call_after_refresh(self.controller.next_decision)
 
     def on_unmount(self) -> None:
+        self.release_hang_ups()
         self.controller.close()
+
+    # -- the terminal going away -----------------------------------------------------------
+
+    def catch_hang_ups(self) -> None:
+        """Answer SIGHUP, SIGTERM and SIGINT as q: the game saved, the terminal restored."""
+        loop = asyncio.get_running_loop()
+        for signum in HANG_UPS:
+            try:
+                loop.add_signal_handler(signum, self.hang_up)
+            except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
+                continue
+            self._signals.append(signum)
+
+    def release_hang_ups(self) -> None:
+        """Give the signals back; after a hang-up, ignore them while the program ends (a
+        closed terminal may send SIGHUP twice: from the kernel and from the shell)."""
+        loop = asyncio.get_running_loop()
+        while self._signals:
+            signum = self._signals.pop()
+            loop.remove_signal_handler(signum)
+            if self.hung_up:
+                signal.signal(signum, signal.SIG_IGN)
+
+    def hang_up(self) -> None:
+        """The terminal closed, or the process was told to end: save (a decision on its
+        way first) and leave; a second signal changes nothing."""
+        if self._hanging_up is None:
+            self._hanging_up = asyncio.ensure_future(self._hang_up())
+
+    async def _hang_up(self) -> None:
+        await self.controller.settle()
+        self.controller.hang_up()
+
+    def action_save_and_quit(self) -> None:
+        self.controller.quit_and_save()
 
     def refresh_table(self) -> None:
         c = self.controller
@@ -213,13 +283,13 @@ class TableApp(App[None]):
         if c.frozen_round is not None:
             round_no = trick_no = c.frozen_round + 1
             starter = render.round_starter(view, c.frozen_round)
-        header = Text()
-        header.append(words.title(), style="bold")
-        header.append(" · " + _("Round {n}/{total}").format(n=round_no, total=view.rounds))
+        where = " · " + _("Round {n}/{total}").format(n=round_no, total=view.rounds)
         if trick_no:
-            header.append(" · " + _("Trick {n}/{total}").format(n=trick_no, total=round_no))
-        header.append(" · " + _("Start player: {name}").format(name=names[starter]))
-        self.query_one("#header", Static).update(header)
+            where += " · " + _("Trick {n}/{total}").format(n=trick_no, total=round_no)
+        header_box = self.query_one("#header", Static)
+        self.query_one("#header", Static).update(render.header(
+            words.title(), where, _("Start player: {name}"), names, starter,
+            header_box.content_size.width or max(10, self.size.width - 2)))
         choosing = c.mode is Mode.PLAY and c.active == c.viewer
         if c.frozen_round is not None:  # the next round's dice wait for its summary
             dice = Text(_("Round over."), style="italic")
@@ -239,7 +309,7 @@ class TableApp(App[None]):
             rolled += c.shown_trick
         width = players_box.content_size.width or 28
         players_box.update(Group(
-            render.players_panel(words, view, names, c.active, c.frozen_round),
+            render.players_panel(words, view, names, c.active, c.frozen_round, width),
             Text(),
             Padding(render.rolled_this_round(words, view.dice_set, rolled, width - 2),
                     (0, 1))))
@@ -267,14 +337,17 @@ class TableApp(App[None]):
         c = self.controller
         _ = c._
         text = Text()
+        # A name of a resumed record may be longer than a new game's (24): cut, the prompt
+        # keeps its two lines.
+        names = render.fit_names(c.names, PROMPT_NAME)
         if c.mode is Mode.BID and c.active is not None:
-            text.append(_("Your bid, {name}: ").format(name=c.names[c.active]))
+            text.append(_("Your bid, {name}: ").format(name=names[c.active]))
             text.append(f" {c.bid_choice} ", style="reverse bold")
             text.append("  " + _("0 to {n}: ↑↓ or digits, Enter confirms. Secret until all "
                                   "have bid.").format(n=c.table.round_no))
         elif c.mode is Mode.PLAY and c.active is not None:
             text.append(_("Choose a die to roll, {name}: digits or ↑↓, Enter rolls it.").format(
-                name=c.names[c.active]))
+                name=names[c.active]))
         elif c.mode is Mode.ACK:
             text.append(_("Press Enter to continue."), style="bold")
         elif c.mode is Mode.OVER:
@@ -292,6 +365,22 @@ class TableApp(App[None]):
 
     def redraw(self) -> None:
         self.refresh_table()
+        top = self.screen
+        if isinstance(top, OverTable):
+            top.show_problem(self.page_problem(top.hint))
+
+    def page_problem(self, hint: str = "") -> str:
+        """What a page over the table says of a failed save (the table's prompt is hidden
+        under it): where and why, and what o and q do now; nothing the ``hint`` says."""
+        c = self.controller
+        _ = c._
+        if not c.unsaved:
+            return ""
+        problem = c.save_problem() + " " + (
+            _("The game is not saved. Press o to save it in another folder, or q again to "
+              "quit without saving.") if c.quitting else
+            _("Press o to save it in another folder."))
+        return "" if problem in hint else problem
 
     def later(self, callback: Callable[[], None]) -> None:
         self.call_later(callback)
@@ -328,7 +417,8 @@ class TableApp(App[None]):
         _ = c._
         close = _("Enter or Esc closes this page.")
         title, content, hint = self.page_content(page, close)
-        self.push_screen(PageScreen(title, content, hint, dict(keys or {})),
+        self.push_screen(PageScreen(title, content, hint, dict(keys or {}),
+                                    self.page_problem(hint)),
                          None if then is None else lambda _result: then())
 
     def page_content(self, page: Page, close: str) -> tuple[str, RenderableType, str]:
@@ -367,7 +457,7 @@ class TableApp(App[None]):
         self.push_screen(
             PassScreen(_("Pass to {name}").format(name=name),
                        _("Nobody else should look at the screen now. Press Enter when {name} "
-                         "is ready.").format(name=name)),
+                         "is ready.").format(name=name), self.page_problem()),
             lambda _result: then())
 
     def choose_folder(self) -> None:
@@ -377,7 +467,7 @@ class TableApp(App[None]):
         self.push_screen(FolderScreen(
             _("Save the game in another folder"), c.save_problem(),
             _("Enter saves the game there · Esc goes back to the table"), suggestion,
-            c.save_elsewhere), lambda _folder: self.refresh_table())
+            c.save_elsewhere), lambda _folder: self.redraw())
 
     def close_app(self, code: int) -> None:
         self.exit(return_code=code)
@@ -387,7 +477,19 @@ class TableApp(App[None]):
     def on_key(self, event: object) -> None:
         key = getattr(event, "key", "")
         if len(self.screen_stack) > 1:
-            return  # a modal screen has the keyboard
+            # A page or the pass screen has the keyboard (Enter, Esc…), but q saves and
+            # quits from any of them (the pass screen stays: nobody's dice show), and o
+            # saves in another folder once a save failed. The folder page is typed in.
+            if isinstance(self.screen, OverTable):
+                if key in QUIT_KEYS:
+                    self.controller.quit_and_save()
+                elif key == "o" and self.controller.unsaved and self.game is not None:
+                    self.choose_folder()
+                else:
+                    return
+                if hasattr(event, "stop"):
+                    event.stop()
+            return
         handled = self.controller.handle_key(key)
         if handled and hasattr(event, "stop"):
             event.stop()

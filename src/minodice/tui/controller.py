@@ -41,6 +41,8 @@ from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
+from rich.cells import cell_len
+
 from minodice.bots.advisor import Advice, PlayAdvice, advise, advise_play
 from minodice.bots.protocol import BUILTIN_BOTS, BotError
 from minodice.core.actions import Action, Bid, Roll
@@ -247,6 +249,7 @@ class TableController:
         self.unsaved = False      # the last save failed: the game on screen is in no file
         self.save_error: SaveError | None = None  # where and why the last save failed
         self.quitting = False     # q after a failed save: a second q leaves unsaved
+        self.hung_up = False      # the terminal went away: saved (if it could be) and left
         self.saved_message = ""
         self.exit_note = ""
         self.crash_log: Path | None = None
@@ -304,15 +307,24 @@ class TableController:
     def say(self, text: str, tone: Tone = Tone.PLAIN) -> None:
         self.log.append(Note(text, tone))
 
-    def keys_hint(self) -> str:
-        """The keys the person may press now, for the bottom line."""
+    def keys_hint(self, width: int = 0) -> str:
+        """The keys the person may press now, for the bottom line; in ``width`` cells (0:
+        any), the least needed keys left out (rules, then scores…), never ``o`` nor ``q``."""
         _ = self._
         keys = _("f faces · a advice · t tricks · r rules · s scores · q save & quit")
         if not self.unsaved:
-            return keys
-        if self.quitting:
-            return _("o save in another folder · q quit without saving")
-        return _("o save in another folder") + " · " + keys
+            hint = keys
+        elif self.quitting:
+            hint = _("o save in another folder · q quit without saving")
+        else:
+            hint = _("o save in another folder") + " · " + keys
+        parts = hint.split(" · ")
+        while width and cell_len(" · ".join(parts)) > width:
+            spare = [p for p in parts if not p.startswith(("o ", "q "))]
+            if not spare:
+                break
+            parts.remove(spare[-1])
+        return " · ".join(parts)
 
     def over_hint(self) -> str:
         if self.stopped and not self.table.is_over():  # a bot's failure, not the last trick
@@ -432,6 +444,12 @@ class TableController:
         except MinodiceError as exc:  # refused: nothing changed, the person decides again
             self.say(printable(str(exc)), Tone.PROBLEM)
             self.ask(seat)
+            return
+        if isinstance(action, Bid):
+            # A person's bid goes to the file at once (the bots' bids follow from the game
+            # as saved): however the game ends before the next trick — a crash, kill -9 —
+            # nobody bids again after the bids were revealed (R6).
+            self.save()
 
     def pump(self) -> None:
         """Show queued events one by one; then go on with the next decision."""
@@ -765,6 +783,29 @@ class TableController:
         if retry and self.save() and not self.table.is_over() and self.crash_log is None:
             self.exit_note = self.continue_note()
         self.leave()
+
+    def hang_up(self) -> None:
+        """The terminal is going away (closed, or the process told to end): save and leave
+        at once, as q does, without asking twice when the save fails (nobody is there to
+        answer); ``minodice play`` then says so and ends with status 1."""
+        if self.hung_up:
+            return
+        self.hung_up = True
+        if self.game is not None and self.save() and not self.table.is_over() \
+                and self.crash_log is None:
+            self.exit_note = self.continue_note()
+        if self.unsaved:
+            self.exit_note = self._("The game was not saved.") + " " + self.save_problem()
+            self.screen.close_app(1)
+            return
+        self.screen.close_app(1 if self.crash_log is not None else 0)
+
+    async def settle(self, seconds: float = 1.0) -> None:
+        """Let a decision on its way to the table (a bid just confirmed) get there first,
+        for at most ``seconds``: it is then in the game that is saved."""
+        pending = [task for task in self._tasks if not task.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=seconds)
 
     def leave(self) -> None:
         """Leave the table; without a saved game only when asked twice."""

@@ -16,7 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.box import SIMPLE_HEAD
-from rich.console import Group
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -104,6 +106,62 @@ def dice_panel(words: Words, view: SeatView, cursor: int, show_faces: bool,
 
 Shown = tuple[int, int, int]  # a die on screen: (seat, kind index, face code)
 
+ELLIPSIS = "…"
+
+
+def _cut(text: str, width: int) -> str:
+    """The longest start of ``text`` that takes at most ``width`` terminal cells."""
+    out = ""
+    for char in text:
+        if cell_len(out + char) > width:
+            break
+        out += char
+    return out
+
+
+def _tail(text: str, width: int) -> str:
+    """The longest end of ``text`` that takes at most ``width`` terminal cells."""
+    return _cut(text[::-1], width)[::-1]
+
+
+def shortened(name: str, width: int) -> str:
+    """``name`` in at most ``width`` cells: whole if it fits, else cut, ending in "…"."""
+    if cell_len(name) <= width:
+        return name
+    if width <= 1:
+        return _cut(ELLIPSIS, width)
+    return _cut(name, width - 1).rstrip() + ELLIPSIS
+
+
+def fit_names(names: Sequence[str], width: int) -> list[str]:
+    """Every name in at most ``width`` cells, and two different names never alike: a name
+    too long is cut at its end ("Anastasi…"); names that would then look the same keep
+    their ends instead ("Anast…ria", "Anast…rie"), as far as the width allows."""
+    shown = [shortened(name, width) for name in names]
+    for text in set(shown):
+        group = [i for i, s in enumerate(shown) if s == text]
+        if len({names[i] for i in group}) < 2:
+            continue
+        for tail in range(1, width - 1):
+            tried = [_cut(names[i], width - 1 - tail).rstrip() + ELLIPSIS
+                     + _tail(names[i], tail).lstrip()
+                     if cell_len(names[i]) > width else names[i] for i in group]
+            if len(set(tried)) == len({names[i] for i in group}):
+                for i, t in zip(group, tried, strict=True):
+                    shown[i] = t
+                break
+    return shown
+
+
+def abbreviated(word: str, width: int) -> str:
+    """A column heading in ``width`` cells: whole if it fits, else cut with a full stop
+    ("Apuesta" → "Apu."), as the catalogues abbreviate ("Ans.", "Gew.")."""
+    if cell_len(word) <= width:
+        return word
+    if width < 3:
+        return _cut(word, width)
+    return _cut(word, width - 1).rstrip(" .") + "."
+
 
 def trick_panel(words: Words, ds: DiceSet, rolls: Sequence[Shown], names: Sequence[str],
                 rolling: tuple[int, int, str] | None, winner: int | None = None,
@@ -125,17 +183,17 @@ def trick_panel(words: Words, ds: DiceSet, rolls: Sequence[Shown], names: Sequen
     else:
         out.append(_("No colour yet"), style="dim")
     out.append("\n")
-    name_width = min(10, max(len(n) for n in names))
+    name_width = min(10, max(cell_len(n) for n in names))
     for seat, kind, code in rolls:
         out.append_text(_roll_line(words, ds.kinds[kind], ds.face_of_code(code).name,
-                                   names[seat], name_width, width))
+                                   names, seat, name_width, width))
     if rolling is not None:
         seat, kind, face = rolling
         die = ds.kinds[kind]
         shown = SYMBOL_MARK if die.special and face == die.name else words.face(face)
         line = die_text(words, die)
         line.append(f" … {shown}", style="blink")
-        out.append_text(_named(names[seat], line, name_width, width))
+        out.append_text(_named(names, seat, line, name_width, width))
     if winner is not None:
         out.append_text(_fitted(_("Won by {name}"), names[winner], width, "bold green"))
     if previous is not None:
@@ -146,33 +204,34 @@ def trick_panel(words: Words, ds: DiceSet, rolls: Sequence[Shown], names: Sequen
             out.append("\n")
             for seat, kind, code in dice:
                 out.append_text(_roll_line(words, ds.kinds[kind], ds.face_of_code(code).name,
-                                           names[seat], name_width, width, seat == taker))
+                                           names, seat, name_width, width, seat == taker))
     out.rstrip()
     return out
 
 
-def _roll_line(words: Words, kind: DieKind, face: str, name: str, name_width: int,
-               width: int, taker: bool | None = None) -> Text:
-    """``name  die→face``; in a finished trick (``taker`` not None) dim, but the winning
-    die bold and marked."""
+def _roll_line(words: Words, kind: DieKind, face: str, names: Sequence[str], seat: int,
+               name_width: int, width: int, taker: bool | None = None) -> Text:
+    """``name  die→face`` (``seat``'s name); in a finished trick (``taker`` not None) dim,
+    but the winning die bold and marked."""
     die = die_text(words, kind, face)
     if taker:
         die.append(" ◀", style="bold")
-    line = _named(name, die, name_width, width)
+    line = _named(names, seat, die, name_width, width)
     if taker is not None:
         line.stylize("bold" if taker else "dim")
     return line
 
 
-def _named(name: str, what: Text, name_width: int, width: int) -> Text:
-    """``name`` in a column of ``name_width``, then ``what``, on one line of at most
-    ``width`` columns (0: any): the name gives way, shortened with "…", down to nothing."""
+def _named(names: Sequence[str], seat: int, what: Text, name_width: int, width: int) -> Text:
+    """``seat``'s name in a column of ``name_width``, then ``what``, on one line of at most
+    ``width`` columns (0: any): the name gives way, shortened with "…" (never to look like
+    another of ``names``), down to nothing."""
     room = name_width if not width else min(name_width, width - 1 - what.cell_len)
     if room <= 0:
         line = what.copy()
     else:
-        shown = name if len(name) <= room else name[:room - 1] + "…"
-        line = Text(f"{shown:<{room}} ")
+        shown = fit_names(names, room)[seat]
+        line = Text(shown + " " * (room - cell_len(shown)) + " ")
         line.append_text(what)
     line.append("\n")
     return line
@@ -185,6 +244,27 @@ def _fitted(template: str, name: str, width: int, style: str) -> Text:
         name = name[:-2] + "…"
         text = template.format(name=name)
     return Text(text + "\n", style=style)
+
+
+def header(title: str, where: str, start: str, names: Sequence[str], starter: int,
+           width: int) -> Text:
+    """The top line, ``title`` + ``where`` (round, trick) + ``start`` (its ``{name}`` the
+    start player's), in ``width`` cells: a long name is shortened (never to look like
+    another), then the title gives way, so that the round and the name stay."""
+    shown = title + where
+    for with_title, least in ((True, 12), (False, 1)):
+        shown = (title if with_title else "") + where
+        room = width - cell_len(shown) - cell_len(" · " + start.format(name=""))
+        if room >= min(least, max(cell_len(n) for n in names)):
+            shown += " · " + start.format(name=fit_names(names, room)[starter])
+            break
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if shown.startswith(title):
+        text.append(title, style="bold")
+        text.append(shown[len(title):])
+    else:
+        text.append(shown.removeprefix(" · "))
+    return text
 
 
 def rolled_this_round(words: Words, ds: DiceSet, rolls: Sequence[Shown], width: int) -> Text:
@@ -221,14 +301,15 @@ def round_tricks_table(words: Words, ds: DiceSet, tricks: Sequence[tuple[Sequenc
     table.add_column(_("Trick"), justify="right", no_wrap=True, min_width=len(_("Trick")))
     table.add_column(_("Winner"), no_wrap=True, max_width=12, overflow="ellipsis")
     table.add_column(_("Dice"), ratio=1)
+    winners = fit_names(names, 12)
     for number, (rolls, taker) in enumerate(tricks, start=1):
-        width = min(12, max(len(names[seat]) for seat, _k, _c in rolls))
+        width = min(12, max(cell_len(names[seat]) for seat, _k, _c in rolls))
         dice = Text()
         for seat, kind, code in rolls:
             dice.append_text(_roll_line(words, ds.kinds[kind], ds.face_of_code(code).name,
-                                        names[seat], width, 0, seat == taker))
+                                        names, seat, width, 0, seat == taker))
         dice.rstrip()
-        table.add_row(str(number), Text(names[taker]), dice, end_section=True)
+        table.add_row(str(number), Text(winners[taker]), dice, end_section=True)
     return table
 
 
@@ -238,19 +319,19 @@ def round_starter(view: SeatView, index: int) -> int:
 
 
 def players_panel(words: Words, view: SeatView, names: Sequence[str], active: int | None,
-                  round_index: int | None = None) -> Table:
-    """Bids (once revealed), tricks won and totals — the top of the score pad.
+                  round_index: int | None = None, width: int = 30) -> RenderableType:
+    """Bids (once revealed), tricks won and totals — the top of the score pad — in
+    ``width`` cells.
 
     The bid of ``view``'s own seat shows in brackets while the others are still bidding.
     With ``round_index``, the numbers of that (finished) round, shown while its last
     trick and summary are still on screen.
+
+    The names come first: they are shown whole whenever the numbers leave room for them,
+    and the headings of the numbers give way (abbreviated, "Apu."); a name still too long
+    is shortened, never to look like another.
     """
     _ = words._
-    table = Table(box=None, padding=(0, 1), expand=True, show_edge=False)
-    table.add_column(_("Player"), no_wrap=True, overflow="ellipsis", ratio=1)
-    table.add_column(_("Bid"), justify="right", no_wrap=True, min_width=3)
-    table.add_column(_("Won"), justify="right", no_wrap=True, min_width=3)
-    table.add_column(_("Total"), justify="right", no_wrap=True, min_width=5)
     bids: Sequence[int | None]
     if round_index is None:
         bids, all_in = view.bids, view.all_bids_in
@@ -262,12 +343,42 @@ def players_panel(words: Words, view: SeatView, names: Sequence[str], active: in
         won = tuple(past.trick_winners.count(s) for s in range(len(names)))
         totals = past.totals or view.totals
         starter = round_starter(view, round_index)
-    for seat, name in enumerate(names):
-        marker = "▶" if seat == active else (START_MARK if seat == starter else " ")
-        bid = bids[seat]  # before all are in, only the view's own bid: in brackets
-        shown = "?" if bid is None else str(bid) if all_in else f"({bid})"
-        table.add_row(Text(f"{marker}{name}"), shown, str(won[seat]), str(totals[seat]))
-    return table
+    markers = ["▶" if seat == active else (START_MARK if seat == starter else " ")
+               for seat in range(len(names))]
+    # before all are in, only the view's own bid: in brackets
+    shown_bids = ["?" if bid is None else str(bid) if all_in else f"({bid})" for bid in bids]
+    columns = [shown_bids, [str(w) for w in won], [str(t) for t in totals]]
+    headings = [_("Player"), _("Bid"), _("Won"), _("Total")]
+    # The numbers' columns are as wide as "(8)", "10" and "-100" at least (they keep their
+    # width as the game goes on), and their headings a readable "Ap.", "Ba.", "Tot.".
+    numbers = [max(least, *(cell_len(v) for v in values))
+               for least, values in zip((3, 3, 4), columns, strict=True)]
+    wanted = [max(n, cell_len(h)) for n, h in zip(numbers, headings[1:], strict=True)]
+    name_need = 1 + max(cell_len(n) for n in names)
+    spare = width - sum(numbers) - 3  # one cell between columns
+    name_width = max(2, min(name_need, spare))
+    spare -= name_width
+    while spare > 0 and any(n < w for n, w in zip(numbers, wanted, strict=True)):
+        for i in range(len(numbers)):  # the headings, a cell at a time
+            if spare > 0 and numbers[i] < wanted[i]:
+                numbers[i] += 1
+                spare -= 1
+    gap = margin = 0
+    if spare >= 2:  # a cell of air inside the panel's border, as below the table
+        margin, spare = 1, spare - 2
+    if spare >= 3:  # two cells between columns
+        gap, spare = 1, spare - 3
+    name_width += max(0, spare)
+    table = Table(box=None, padding=(0, 0, 0, 1 + gap), pad_edge=False, expand=False,
+                  show_edge=False)
+    table.add_column(abbreviated(headings[0], name_width), width=name_width, no_wrap=True)
+    for heading, cells in zip(headings[1:], numbers, strict=True):
+        table.add_column(abbreviated(heading, cells), width=cells, justify="right",
+                         no_wrap=True)
+    for marker, name, bid, tricks, total in zip(
+            markers, fit_names(names, name_width - 1), *columns, strict=True):
+        table.add_row(Text(f"{marker}{name}"), bid, tricks, total)
+    return Padding(table, (0, margin)) if margin else table
 
 
 def round_table(words: Words, view: SeatView, names: Sequence[str], index: int) -> Table:
@@ -293,8 +404,8 @@ def score_pad(words: Words, view: SeatView, names: Sequence[str], title: bool = 
     _ = words._
     table = Table(title=_("Score pad") if title else None, expand=False, box=SIMPLE_HEAD)
     table.add_column(_("Round"), justify="right")
-    for name in names:
-        table.add_column(Text(name[:10]), justify="right")
+    for name in fit_names(names, 10):
+        table.add_column(Text(name), justify="right")
     for past in view.history:
         table.add_row(str(past.round_no), *(str(t) for t in past.totals))
     return table

@@ -27,23 +27,50 @@ def literal(text: RenderableType) -> RenderableType:
     return Text(text) if isinstance(text, str) else text
 
 
-class PassScreen(ModalScreen[None]):
-    """Hot seat: hides the table until the next person says they are at the keyboard."""
+class OverTable(ModalScreen[None]):
+    """A screen over the table (the pass screen, a page) with a line for a save that failed
+    (the table's prompt is hidden under it), shown only while there is one."""
+
+    hint = ""  # what the screen says of its keys
+
+    def __init__(self, problem: str = "") -> None:
+        super().__init__()
+        self.problem = problem
+
+    def problem_line(self) -> Static:
+        line = Static(Text(self.problem, style="bold red"), classes="problem-line")
+        line.display = bool(self.problem)
+        return line
+
+    def show_problem(self, problem: str) -> None:
+        self.problem = problem
+        if self.is_mounted:
+            line = self.query_one(".problem-line", Static)
+            line.update(Text(problem, style="bold red"))
+            line.display = bool(problem)
+
+
+class PassScreen(OverTable):
+    """Hot seat: hides the table until the next person says they are at the keyboard.
+    Esc does not close it: closing it is saying "I am ready", and shows that person's dice
+    (q saves and quits from it, and it stays)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "ready", show=False),
         Binding("space", "ready", show=False),
     ]
 
-    def __init__(self, title: str, body: str) -> None:
-        super().__init__()
+    def __init__(self, title: str, body: str, problem: str = "") -> None:
+        super().__init__(problem)
         self.title_text = title
         self.body = body
+        self.hint = body
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pass-box", classes="box"):
             yield Static(literal(self.title_text), id="pass-title")
             yield Static(literal(self.body), id="pass-body")
+            yield self.problem_line()
 
     def action_ready(self) -> None:
         self.dismiss(None)
@@ -60,7 +87,7 @@ def centred(content: RenderableType) -> RenderableType:
     return Align.center(content)
 
 
-class PageScreen(ModalScreen[None]):
+class PageScreen(OverTable):
     """A page of text or tables (summary, rules, advice), closed with Enter or Escape;
     ``keys`` maps further keys to what they do once the page is closed (``n``: new game)."""
 
@@ -71,8 +98,9 @@ class PageScreen(ModalScreen[None]):
     ]
 
     def __init__(self, title: str, content: RenderableType, hint: str,
-                 keys: dict[str, Callable[[], None]] | None = None) -> None:
-        super().__init__()
+                 keys: dict[str, Callable[[], None]] | None = None,
+                 problem: str = "") -> None:
+        super().__init__(problem)
         self.title_text = title
         self.content = content
         self.hint = hint
@@ -84,6 +112,7 @@ class PageScreen(ModalScreen[None]):
             with VerticalScroll(id="page-scroll"):
                 # Tables are centred under the centred title; text fills the page.
                 yield Static(centred(literal(self.content)), id="page-content")
+            yield self.problem_line()
             yield Static(literal(self.hint), id="page-hint")
 
     def on_key(self, event: Key) -> None:
