@@ -3,7 +3,8 @@ than the buckets kept no longer gives every client a fresh burst."""
 
 from __future__ import annotations
 
-from minodice.server.app import Limits, client_address
+from minodice.server.app import Limits
+from minodice.server.connections import client_address
 
 
 def test_a_client_over_its_burst_stays_refused_while_many_others_come() -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from minodice.server.lobby import NAME_MAX, ApiError, clean_name
+from minodice.server.lobby import NAME_MAX, ApiError, clean_name, shown_name
 
 SCOTLAND = "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
 
@@ -52,3 +52,11 @@ def test_an_accepted_name_is_trimmed_short_visible_and_holds_no_control(text: st
                for c, cat in zip(name, categories, strict=True) if cat == "Cf")
     assert any(cat[0] in "LNPS" and c not in "\u115f\u1160\u3164\uffa0\u2800"
                for c, cat in zip(name, categories, strict=True))
+
+
+def test_names_that_show_alike_are_one_name_to_the_reader() -> None:
+    """A joiner may stand anywhere in a name (it is typed so): the seat's name is then
+    told apart as the lobby does for two "Bob"s ("Bob 2")."""
+    assert shown_name("Bob\u200d") == shown_name("B\u200co\u200db") == shown_name("bob")
+    assert shown_name("Bob\U000e0041") == shown_name("Bob")
+    assert shown_name("Bob") != shown_name("Rob")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import json
 import logging
 import re
@@ -53,6 +52,7 @@ from minodice.i18n.words import Words
 from minodice.server.botpool import BotPool, PoolBusyError, advice_json, trick_odds_json
 from minodice.server.cluster import FORWARD_HEADER, Cluster, OwnerGoneError
 from minodice.server.collector import keep_collections_short
+from minodice.server.connections import client_address
 from minodice.server.lobby import LOBBY_PAGE, LOBBY_PAGE_MAX, RETRY_AFTER, ApiError, Lobby
 from minodice.server.ops import CollectionTimer, operations_router, watch_loop_lag
 from minodice.server.protocol import (
@@ -190,29 +190,6 @@ def wants_page(request: Request) -> bool:
     return (request.method in ("GET", "HEAD")
             and not path.startswith(("/api/", "/static/", "/ws/"))
             and "text/html" in request.headers.get("accept", ""))
-
-
-def client_address(scope: Scope) -> str:
-    """The client's address as uvicorn gives it (a trusted proxy's ``X-Forwarded-For``
-    already applied, nothing else trusted), as every per-address limit counts it: an IPv6
-    address by its /64 network (one home or phone holds a whole /64, so counting its
-    addresses one by one would give it 2^64 limits), an IPv4 one mapped into IPv6 as IPv4.
-
-    >>> [client_address({"client": (a, 1)}) for a in ("10.0.0.7", "2001:db8:1:2::17",
-    ...  "2001:db8:1:2:ffff::1", "::ffff:10.0.0.7", "testclient")]
-    ['10.0.0.7', '2001:db8:1:2::/64', '2001:db8:1:2::/64', '10.0.0.7', 'testclient']
-    """
-    client = scope.get("client") or ("?", 0)
-    host = str(client[0])
-    if ":" not in host:
-        return host
-    try:
-        address = ipaddress.IPv6Address(host.split("%")[0])
-    except ValueError:
-        return host
-    if address.ipv4_mapped is not None:
-        return str(address.ipv4_mapped)
-    return str(ipaddress.IPv6Network(f"{address}/64", strict=False))
 
 
 class GuardMiddleware:
@@ -714,6 +691,22 @@ def create_app(
             await refuse(websocket, "rate_limited", "too many connections from your address; "
                          "try again shortly", 4429)
             return
+        # One address may not hold every connection the server has (at the connect rate,
+        # in under three hours), so that nobody else could connect: its connections to
+        # tables served here and to tables it forwards to another process alike.
+        if open_from[address] >= caps.sockets_per_address:
+            await refuse(websocket, "busy", f"{caps.sockets_per_address} connections are open "
+                         "from your address already; close one", 4429)
+            return
+        open_from[address] += 1
+        try:
+            await serve_socket(websocket, table_id, address)
+        finally:
+            open_from[address] -= 1
+            if not open_from[address]:
+                del open_from[address]
+
+    async def serve_socket(websocket: WebSocket, table_id: str, address: str) -> None:
         token = websocket.query_params.get("token")
         if cluster is not None:
             try:
@@ -748,14 +741,7 @@ def create_app(
             await refuse(websocket, "busy", f"this table has {caps.spectators} spectators "
                          "already", 4429)
             return
-        # One address may not hold every connection the server has (at the connect rate,
-        # in under three hours), so that nobody else could connect.
-        if open_from[address] >= caps.sockets_per_address:
-            await refuse(websocket, "busy", f"{caps.sockets_per_address} connections are open "
-                         "from your address already; close one", 4429)
-            return
         sockets[key] += 1
-        open_from[address] += 1
         try:
             await _serve_connection(websocket, room, seat, Limits(ws_rate, ws_rate),
                                     ChatGuard(chat_limits, address))
@@ -763,9 +749,6 @@ def create_app(
             sockets[key] -= 1
             if not sockets[key]:
                 del sockets[key]
-            open_from[address] -= 1
-            if not open_from[address]:
-                del open_from[address]
 
     if cluster is not None:  # inside the guard: a client is limited where it connects
         app.add_middleware(ForwardMiddleware, cluster=cluster)

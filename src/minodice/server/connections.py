@@ -36,10 +36,12 @@ thrown away until then).
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import resource
 import time
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 RESERVED_DESCRIPTORS = 64  # files the server itself needs (database, workers' pipes, logs)
@@ -75,6 +77,33 @@ PINGS_PER_SECOND = 1.0
 CLOSE_TIMEOUT = 1.0
 
 
+def client_address(scope: Mapping[str, Any]) -> str:
+    """The client's address as uvicorn gives it (a trusted proxy's ``X-Forwarded-For``
+    already applied, nothing else trusted), as every per-address limit counts it: an IPv6
+    address by its /64 network (one home or phone holds a whole /64, so counting its
+    addresses one by one would give it 2^64 limits), an IPv4 one mapped into IPv6 as IPv4.
+
+    >>> [client_address({"client": (a, 1)}) for a in ("10.0.0.7", "2001:db8:1:2::17",
+    ...  "2001:db8:1:2:ffff::1", "::ffff:10.0.0.7", "testclient")]
+    ['10.0.0.7', '2001:db8:1:2::/64', '2001:db8:1:2::/64', '10.0.0.7', 'testclient']
+    """
+    client = scope.get("client") or ("?", 0)
+    return address_key(str(client[0]))
+
+
+def address_key(host: str) -> str:
+    """:func:`client_address` of a peer's host as the socket gives it."""
+    if ":" not in host:
+        return host
+    try:
+        address = ipaddress.IPv6Address(host.split("%")[0])
+    except ValueError:
+        return host
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.IPv6Network(f"{address}/64", strict=False))
+
+
 def _head_too_large() -> bytes:
     body = json.dumps({"error": {"code": "too_large", "message": f"a request's line and "
                                  f"headers are at most {MAX_HEAD} bytes"}}).encode()
@@ -101,7 +130,7 @@ def guarded_protocol(request_timeout: float, max_connections: int,
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
-            self._address = str(self.client[0]) if self.client else "?"
+            self._address = address_key(str(self.client[0])) if self.client else "?"
             if pending_from[self._address] >= per_address:
                 transport.close()  # one address's slow requests: its newest one goes
                 return
@@ -142,17 +171,24 @@ def guarded_protocol(request_timeout: float, max_connections: int,
 
         def data_received(self, data: bytes) -> None:
             if self.cycle is None or self.cycle.response_complete:
-                if not self._in_head:
-                    self._in_head, self._head = True, 0
                 self._waiting()  # a new request begins: its own clock
-            if self._in_head:
-                self._head += len(data)
+            # Where the parser is says what the bytes are: a head from a request's first
+            # byte (on_message_begin) to its headers' end, whatever the responses are
+            # doing (a pipelined request's head is a head too; the rest of a body answered
+            # early is not). A read that holds a whole head and a body is no head too large.
+            self._head += len(data)
+            at_start = not self._in_head
             super().data_received(data)
-            # Counted after parsing: a read that holds a whole head and a body is no head
-            # too large; one still in its head past the limit is.
-            if self._in_head and self._head > max_head and not self.transport.is_closing():
+            if (self._in_head and not at_start and self._head > max_head
+                    and not self.transport.is_closing()):
                 self.transport.write(_head_too_large())
                 self.transport.close()
+            elif not self._in_head:
+                self._head = 0
+
+        def on_message_begin(self) -> None:
+            self._in_head, self._head = True, 0
+            super().on_message_begin()
 
         def on_headers_complete(self) -> None:
             self._in_head = False

@@ -73,6 +73,12 @@ def _joiner(char: str) -> bool:
     return char in "\u200c\u200d" or "\U000e0020" <= char <= "\U000e007f"
 
 
+def shown_name(name: str) -> str:
+    """A name as a reader tells it from another: without its invisible joiners and tags,
+    and without regard to case ("Bob", "bob" and "Bob\u200d" would be taken for one)."""
+    return "".join(c for c in name if not _joiner(c)).casefold()
+
+
 def clean_name(name: str) -> str:
     """A person's name as typed, trimmed; refused if empty, too long (in code points), with
     control characters, or with nothing visible (it is shown literally everywhere, so
@@ -339,10 +345,11 @@ class Lobby:
             if not free:
                 raise ApiError(409, "conflict", "no seat is free at this table")
             index = (mine or free)[0]
-            taken = {s.name for s in seats if s.name}
+            # As they show: "Bob\u200d" is "Bob" to everyone who reads it.
+            taken = {shown_name(s.name) for s in seats if s.name}
             seated = name
             suffix = 2
-            while seated in taken:
+            while shown_name(seated) in taken:
                 seated = f"{name} {suffix}"
                 suffix += 1
             token = secrets.token_urlsafe(24)

@@ -35,6 +35,7 @@ from minodice.bots.analysis import Analysis, Decision, analyse_game, summarize
 from minodice.core.errors import InvalidRecordError
 from minodice.core.record import export_record, parse_record
 from minodice.server.botpool import BotPool, PoolBusyError
+from minodice.server.connections import client_address
 from minodice.server.lobby import ApiError, Lobby
 from minodice.server.store import Store, StoreError
 from minodice.server.web import PAGE_HEADERS
@@ -94,6 +95,7 @@ class AnalysisJob:
     result: dict[str, object] | None = None
     message: str | None = None
     task: asyncio.Task[None] | None = field(default=None, repr=False)
+    owner: str | None = field(default=None, repr=False)  # who sent it (a record's upload)
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"status": self.status, "done": self.done, "total": self.total}
@@ -151,17 +153,31 @@ class Analyses:
                 break
             del self.jobs[oldest]
 
-    def start(self, table_id: str, record: dict[str, Any], stored: bool = True
-              ) -> AnalysisJob:
+    def start(self, table_id: str, record: dict[str, Any], stored: bool = True,
+              owner: str | None = None) -> AnalysisJob:
         """The job of ``table_id`` (a table's id, or an upload's :func:`upload_key`),
-        started unless it runs or is done. ``stored``: its result goes to the store too."""
+        started unless it runs or is done. ``stored``: its result goes to the store too.
+
+        An upload (``owner``: the address that sent it) is one at a time per address, and
+        uploads together leave one of the running analyses to the tables: records that
+        differ by a name each cost minutes of a worker, and one address sending them in
+        turn kept every table's "Analyse" busy."""
         job = self.jobs.get(table_id)
         if job is not None and job.status != "failed":
             return job
-        if sum(1 for j in self.jobs.values() if j.status == "running") >= self.running:
+        running = [(key, j) for key, j in self.jobs.items() if j.status == "running"]
+        if len(running) >= self.running:
             raise ApiError(503, "busy", "the analysis workers are busy; try again shortly")
+        if not stored:
+            uploads = [j for key, j in running if key.startswith("upload-")]
+            if any(j.owner == owner for j in uploads):
+                raise ApiError(429, "rate_limited", "one record's analysis at a time from your "
+                               "address: wait for it to finish")
+            if len(uploads) >= max(1, self.running - 1):
+                raise ApiError(503, "busy", "the analysis workers are busy with records sent "
+                               "from files; try again shortly")
         per_round = decisions_per_round(record)
-        job = AnalysisJob(total=sum(per_round))
+        job = AnalysisJob(total=sum(per_round), owner=owner)
         self._keep(table_id, job)
         job.task = asyncio.ensure_future(self._run(table_id, job, record, per_round, stored))
         return job
@@ -323,7 +339,8 @@ def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
         job = analyses.get(key)
         if job is None or job.status == "failed":
             await heavy(request)
-            job = analyses.start(key, record, stored=False)
+            job = analyses.start(key, record, stored=False,
+                                 owner=client_address(request.scope))
         return JSONResponse({"id": key, **job.to_json()},
                             status_code=200 if job.status == "done" else 202)
 
