@@ -84,8 +84,11 @@ def test_a_keyed_pool_asks_under_its_key() -> None:
 
     keyed = KeyedPool(Recording(), lambda: "address:10.0.0.7")  # type: ignore[arg-type]
 
+    def no_job() -> str:
+        return ""
+
     async def scenario() -> tuple[str, str]:
-        asked = await keyed.run(print)
+        asked = await keyed.run(no_job)
         return asked, _job_key.get()  # the same task, after: set only while it asked
 
     assert asyncio.run(scenario()) == ("address:10.0.0.7", "")
