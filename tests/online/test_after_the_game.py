@@ -229,18 +229,24 @@ def test_a_record_sent_for_analysis_that_is_not_one_is_refused_clearly(
     assert analysis_pool.jobs == []
 
 
-def test_record_uploads_count_against_the_advisors_limit(client: TestClient) -> None:
-    """Each new analysis costs minutes of a worker: a client may start 3 at once (the
-    fixture's advice burst), then 429; asking again for one under way costs nothing."""
+def test_record_uploads_are_one_at_a_time_per_address(client: TestClient) -> None:
+    """Each new analysis costs minutes of a worker, and records that differ by a name are
+    new analyses: one address has one running at a time (then 429); asking again for the
+    one under way costs nothing, and a table's own analysis still starts meanwhile."""
     table = finished_table(client)
     record = client.get(f"/api/tables/{table}/record").json()
-    answers = [client.post("/api/analyses", json={**record, "players": [f"{p}{i}" for p in
-                                                                        record["players"]]})
-               for i in range(4)]
-    assert [a.status_code for a in answers[:3]] == [202, 202, 202]
-    assert answers[3].status_code == 429
-    first = {**record, "players": [f"{p}0" for p in record["players"]]}
-    assert client.post("/api/analyses", json=first).status_code in (200, 202)
+
+    def renamed(i: int) -> dict[str, Any]:
+        return {**record, "players": [f"{p}{i}" for p in record["players"]]}
+
+    first = client.post("/api/analyses", json=renamed(0))
+    assert first.status_code == 202
+    second = client.post("/api/analyses", json=renamed(1))
+    if client.get(f"/api/analyses/{first.json()['id']}").json()["status"] == "running":
+        assert second.status_code == 429, second.text
+        assert "one record's analysis at a time" in second.json()["error"]["message"]
+    assert client.post("/api/analyses", json=renamed(0)).status_code in (200, 202)
+    assert client.post(f"/api/tables/{table}/analysis").status_code in (200, 202)
 
 
 def test_a_person_hands_their_seat_to_the_stand_in(client: TestClient) -> None:
