@@ -664,7 +664,10 @@ def test_ctrl_c_ends_a_tournament_with_workers_without_a_traceback(after: float)
     proc = subprocess.Popen([sys.executable, "-m", "minodice.cli", "tournament", "--games",
                              "400", "--bots", "medium,easy,easy,random", "--seed", "1",
                              "--workers", "2"], cwd=ROOT, env=env, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # as from a terminal: a job started in the background of a
+                            # script (as CI may be) inherits Ctrl-C ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(after)
     os.killpg(proc.pid, signal.SIGINT)
     try:
