@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -102,6 +103,14 @@ def tournament(
     except BotError as exc:
         typer.echo(f"minodice tournament: {exc} (seed {seed})", err=True)
         raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        # The workers are ended already; the interpreter's own exit would run the process
+        # pool's exit hook, which in Python 3.11 can print a traceback of its closed pipe.
+        typer.echo(f"minodice tournament: interrupted (seed {seed}); records written so far "
+                   "are kept", err=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     stats = summarize_games(results)
     pairs = paired_differences(results)
     if as_json:
