@@ -263,18 +263,6 @@ class HandedOver(Answer):
     autoplay: bool
 
 
-class UploadedAnalysisProgress(Answer):
-    """``POST /api/analyses``, ``GET /api/analyses/ID``: an uploaded record's analysis."""
-
-    id: str = Field(description="where to follow it: GET /api/analyses/ID")
-    status: Literal["running", "done", "failed"]
-    done: int = Field(description="decisions analysed (every bid and roll counts)")
-    total: int
-    analysis: dict[str, Any] | None = Field(None, description="once done: what "
-                                            "`minodice analyse --json --samples 60` prints")
-    message: str | None = None
-
-
 class AnalysisProgress(Answer):
     """``POST``/``GET /api/tables/ID/analysis``: its progress, then its result."""
 
@@ -284,6 +272,13 @@ class AnalysisProgress(Answer):
     analysis: dict[str, Any] | None = Field(None, description="once done: what "
                                             "`minodice analyse --json` prints")
     message: str | None = None
+
+
+class UploadedAnalysisProgress(AnalysisProgress):
+    """``POST /api/analyses``, ``GET /api/analyses/ID``: an uploaded record's analysis,
+    as a table's, with the id to follow it by."""
+
+    id: str = Field(description="where to follow it: GET /api/analyses/ID")
 
 
 def add_routes(app: FastAPI, lobby: Lobby, page: str, analyses: Analyses,
