@@ -7,9 +7,10 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+from minodice.core.fair import FairnessError, check_names
 from minodice.server.lobby import NAME_MAX, ApiError, clean_name, shown_name
 
 SCOTLAND = "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
@@ -60,3 +61,22 @@ def test_names_that_show_alike_are_one_name_to_the_reader() -> None:
     assert shown_name("Bob\u200d") == shown_name("B\u200co\u200db") == shown_name("bob")
     assert shown_name("Bob\U000e0041") == shown_name("Bob")
     assert shown_name("Bob") != shown_name("Rob")
+
+
+@given(st.text(max_size=30))
+@example("👩\u200d💻 Ben")
+@example("Bob\U000e0041")
+def test_a_name_the_server_seats_passes_the_check_of_its_records(text: str) -> None:
+    """``minodice verify`` called a record "NOT FAIR" for a name the server had seated
+    ("👩\u200d💻 Ben": a joiner): both now read one rule (``minodice.core.names``)."""
+    try:
+        name = clean_name(text)
+    except ApiError:
+        return
+    assert check_names([name, "Ana", "Ben"]) == [name, "Ana", "Ben"]
+
+
+def test_an_emoji_name_joined_by_a_joiner_passes_the_check_of_its_records() -> None:
+    assert check_names(["👩\u200d💻 Ben", "Zoë<b>", SCOTLAND])
+    with pytest.raises(FairnessError, match="control characters"):
+        check_names(["a\u202eb", "Ana", "Ben"])

@@ -28,13 +28,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from minodice.core.dice import DiceSet, Face, Hand
+from minodice.core.names import control
 
 SCHEME_1 = "minodice-fair-1"
 SCHEME_2 = "minodice-fair-2"
@@ -280,8 +280,7 @@ def check_names(players: Any) -> list[str]:
         if not isinstance(name, str) or not 1 <= len(name) <= NAME_MAX:
             raise FairnessError(f"player {i}'s name must be 1 to {NAME_MAX} characters "
                                 "(a server seats no other)")
-        if not _utf8(name) or any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")
-                                  for c in name):
+        if not _utf8(name) or any(map(control, name)):  # as a server seats them
             raise FairnessError(f"player {i}'s name holds control characters or no text")
     return list(players)
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from minodice.bots.protocol import BUILTIN_BOTS
 from minodice.core.fair import SCHEME_2, SEED_MAX, commitment, first_starter, seed_hash
+from minodice.core.names import control, joiner
 from minodice.server.botpool import BotPool
 from minodice.server.room import Room, Settings, bot_seat_names, token_hash
 from minodice.server.rows import Seat, TableSettings
@@ -64,19 +65,10 @@ class ApiError(Exception):
 BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
-def _joiner(char: str) -> bool:
-    """An invisible character a name may hold: the zero-width joiner and non-joiner (emoji
-    such as "👩‍💻" and "🏳️‍🌈" are joined by the first; Persian and Indic names need the
-    second) and the tags that spell a region's flag ("🏴󠁧󠁢󠁳󠁣󠁴󠁿"). Every other format
-    character (direction overrides, zero-width spaces, byte-order marks) could disguise a
-    name, and is refused."""
-    return char in "\u200c\u200d" or "\U000e0020" <= char <= "\U000e007f"
-
-
 def shown_name(name: str) -> str:
     """A name as a reader tells it from another: without its invisible joiners and tags,
     and without regard to case ("Bob", "bob" and "Bob\u200d" would be taken for one)."""
-    return "".join(c for c in name if not _joiner(c)).casefold()
+    return "".join(c for c in name if not joiner(c)).casefold()
 
 
 def clean_name(name: str) -> str:
@@ -87,8 +79,7 @@ def clean_name(name: str) -> str:
     if not name or len(name) > NAME_MAX:
         raise ApiError(400, "bad_request", f"a name is 1 to {NAME_MAX} characters")
     categories = [unicodedata.category(c) for c in name]
-    if any(cat in ("Cc", "Zl", "Zp") or (cat == "Cf" and not _joiner(c))
-           for c, cat in zip(name, categories, strict=True)):
+    if any(map(control, name)):
         raise ApiError(400, "bad_request", "a name may not hold control characters")
     if "Cs" in categories:  # no text: no UTF-8, no hash
         raise ApiError(400, "bad_request", "a name must be text (no lone surrogates)")
