@@ -675,3 +675,20 @@ def test_closed_standard_output_is_an_error_not_silence() -> None:
                           preexec_fn=lambda: os.close(1))
     assert proc.returncode == 1
     assert proc.stderr == b"minodice: cannot write the output: standard output is closed\n"
+
+
+def test_the_command_list_shows_each_command_in_whole_sentences() -> None:
+    """``minodice --help`` lists each command by its ``short_help`` or the first paragraph
+    of its docstring, whose line breaks it keeps: a docstring wrapped in the source showed
+    as a sentence broken off mid-line."""
+    import typer.core
+    import typer.main
+
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    ctx = group.context_class(group, info_name="minodice")
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None
+        shown = command.short_help or (command.help or "").strip().split("\n\n")[0]
+        assert shown and "\n" not in shown, (name, shown)

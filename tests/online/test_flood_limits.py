@@ -102,6 +102,35 @@ async def test_waiting_tables_are_capped_in_all() -> None:
     await lobby.close()
 
 
+async def test_one_address_cannot_fill_the_waiting_tables() -> None:
+    """Five addresses keeping their tables open could otherwise hold all ``max_waiting``
+    and refuse everybody's new tables."""
+    lobby = Lobby(Store("sqlite://"), InProcessPool(1),
+                  Settings(bot_delay=0, grace=3600.0, clock=lambda: 1000.0),
+                  max_waiting=10, waiting_per_address=3)
+    mine = [(await lobby.create(3, "mino", "standard", None, None, True,
+                                creator="10.0.0.7"))[0] for _ in range(3)]
+    with pytest.raises(ApiError) as refused:
+        await lobby.create(3, "mino", "standard", None, None, True, creator="10.0.0.7")
+    assert (refused.value.status, refused.value.code) == (429, "rate_limited")
+    assert "3 tables made from your address" in refused.value.message
+    # Another address is not refused, nor a table of bots from the first (it waits for
+    # nobody), nor one made without an address (a test client, the server itself).
+    await lobby.create(3, "mino", "standard", None, None, True, creator="10.0.0.8")
+    room, _ = await lobby.create(3, "mino", "standard", ["random"] * 3, None, False,
+                                 creator="10.0.0.7")
+    await lobby.maybe_start_new(room)
+    await lobby.create(3, "mino", "standard", None, None, True)
+    # One of its tables starts (its seats taken): the address may make one more.
+    for i in range(3):
+        await lobby.join(mine[0].id, f"P{i}", None)
+    assert mine[0].row.status != "waiting"
+    await lobby.create(3, "mino", "standard", None, None, True, creator="10.0.0.7")
+    with pytest.raises(ApiError):
+        await lobby.create(3, "mino", "standard", None, None, True, creator="10.0.0.7")
+    await lobby.close()
+
+
 async def test_the_public_list_comes_a_page_at_a_time() -> None:
     lobby = lobby_with([1000.0])
     made = [(await lobby.create(3, "mino", "standard", None, None, True))[0].id

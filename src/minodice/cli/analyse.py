@@ -62,7 +62,8 @@ def render_analysis(analysis: Analysis) -> str:
     return "\n".join(lines) + "\n"
 
 
-@app.command()
+@app.command(short_help="Every decision of a game weighed from that player's own view: "
+                   "its cost, the biggest mistakes, a summary per player.")
 def analyse(
     file: Annotated[str, typer.Argument(help="A game record (JSON), or - for standard input.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the analysis as JSON.")] = False,

@@ -79,6 +79,9 @@ def serve(
                                                    "of 10x).")] = 10.0,
     max_waiting: Annotated[int, typer.Option(help="Tables waiting for players, in all; "
                                              "more are refused (busy).")] = 1000,
+    waiting_per_address: Annotated[int, typer.Option(help="Tables made from one client "
+                                                     "address waiting for players at once; "
+                                                     "more are refused.")] = 30,
     expire_waiting: Annotated[float, typer.Option(help="Minutes a waiting table nobody "
                                                   "joins or watches is kept.")] = 30.0,
     max_connections: Annotated[int, typer.Option(help="Open connections at most (fewer if "
@@ -142,6 +145,7 @@ def serve(
             ("--analysis-samples", 1 if analysis_samples is None else analysis_samples,
              10_000),  # as minodice analyse --samples
             ("--new-tables", new_tables, 1_000_000), ("--max-waiting", max_waiting, 1_000_000),
+            ("--waiting-per-address", waiting_per_address, 1_000_000),
             ("--max-connections", max_connections, 1_000_000),
             ("--sockets-per-address", sockets_per_address, 1_000_000)):
         check_range(name, count, 1, most)
@@ -192,7 +196,8 @@ def serve(
     caps = Caps(read_rate=read_rate, read_burst=read_rate * 6,
                 tables_burst=new_tables, tables_rate=new_tables / 600,
                 all_tables_rate=all_tables_rate, all_tables_burst=all_tables_rate * 10,
-                max_waiting=max_waiting, expire_waiting=expire_waiting * 60,
+                max_waiting=max_waiting, waiting_per_address=waiting_per_address,
+                expire_waiting=expire_waiting * 60,
                 connect_rate=connect_rate, connect_burst=connect_rate * 20,
                 sockets_per_address=sockets_per_address)
     origins = site_origins(host, port, (*(public_url or ()), *(allow_origin or ())))
@@ -364,7 +369,8 @@ def join(
     typer.echo("final: " + ", ".join(f"{n} {t}" for n, t in zip(names, totals, strict=True)))
 
 
-@app.command(name="table")
+@app.command(name="table", short_help="Inspect one table of a server's store: settings, "
+             "seats, log, and whether the log still replays.")
 def inspect_table(
     table_id: Annotated[str, typer.Argument(metavar="TABLE", help="The table's id (from its "
                                             "link /t/TABLE, or the server's log).")],
@@ -466,7 +472,8 @@ def inspect_table(
     typer.echo("sound: the log replays to the table's state")
 
 
-@app.command()
+@app.command(short_help="Check a finished server game: its rules, scores, and every "
+             "deal and roll against its revealed seeds.")
 def verify(
     record_file: Annotated[str, typer.Argument(metavar="RECORD", help="A finished server "
                                                "game's record (or - for standard input).")],

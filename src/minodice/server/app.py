@@ -169,7 +169,8 @@ class Caps:
     tables_rate: float = 0.1        # ... and then a second
     all_tables_burst: float = 100.0  # tables all addresses together may create at once ...
     all_tables_rate: float = 10.0    # ... and then a second
-    max_waiting: int = 1000         # tables waiting for people, in all
+    max_waiting: int = 1000         # tables waiting for people, in all ...
+    waiting_per_address: int = 30   # ... and of those made from one address
     expire_waiting: float = 1800.0  # s: a waiting table nobody joins or watches expires
     sockets_per_seat: int = 4       # WebSockets one seat may hold open at once
     spectators: int = 50            # spectators' WebSockets at one table
@@ -393,7 +394,8 @@ def create_app(
     advisor = advice_pool or BotPool(1, queue=caps.advice_queue, niceness=10)
     analyses = analyses or Analyses(BotPool(1, timeout=ANALYSIS_TIMEOUT, queue=caps.advice_queue,
                                             niceness=10))
-    lobby = Lobby(store, bot_pool, settings, caps.max_waiting, caps.expire_waiting)
+    lobby = Lobby(store, bot_pool, settings, caps.max_waiting, caps.expire_waiting,
+                  caps.waiting_per_address)
     cluster = (Cluster(redis_url, lobby, advertise_url, lease_ms) if redis_url is not None
                else None)
     table_limits = Limits(caps.tables_rate, caps.tables_burst)

@@ -120,11 +120,16 @@ class Lobby:
     """Every table of this server, in memory and in the store."""
 
     def __init__(self, store: Store, pool: BotPool, settings: Settings,
-                 max_waiting: int = 1000, expire_waiting: float = 1800.0) -> None:
+                 max_waiting: int = 1000, expire_waiting: float = 1800.0,
+                 waiting_per_address: int = 30) -> None:
         self.store = store
         self.pool = pool
         self.settings = settings
         self.max_waiting = max_waiting
+        # Without it five addresses, each keeping its tables open with one socket apiece,
+        # could fill all ``max_waiting`` and refuse every other new table (counted in this
+        # process, of the tables it created: the creator is kept nowhere else).
+        self.waiting_per_address = waiting_per_address
         self.expire_waiting = expire_waiting
         self.rooms: dict[str, Room] = {}
         self.damaged: dict[str, str] = {}  # table id -> why it could not be loaded
@@ -268,6 +273,10 @@ class Lobby:
         if waits and self.waiting() >= self.max_waiting:
             raise ApiError(503, "busy", f"{self.max_waiting} tables are waiting for players "
                            "already: join one, or try again later")
+        if waits and creator is not None and self.waiting(creator) >= self.waiting_per_address:
+            raise ApiError(429, "rate_limited", f"{self.waiting_per_address} tables made from "
+                           "your address are waiting for players already: play or leave one "
+                           "of them first")
         names = iter(bot_seat_names([]))
         # A bot's seed is "" (the default): the server's own part is its committed seed.
         seats = [Seat(name=next(names) if level is not None else None, bot=level,
@@ -298,14 +307,17 @@ class Lobby:
             raise _unsaved() from None
         room = self.rooms[row.id] = self._new_room(row, epoch)
         if creator is not None:
+            room.creator = creator
             room.pool_key = f"address:{creator}"
         if public and waits:
             self._list(room)
         return room, host_token
 
-    def waiting(self) -> int:
-        """How many tables wait for players now."""
-        return sum(1 for room in self.rooms.values() if room.row.status == "waiting")
+    def waiting(self, creator: str | None = None) -> int:
+        """How many tables wait for players now (of those made from ``creator``'s address,
+        if given)."""
+        return sum(1 for room in self.rooms.values() if room.row.status == "waiting"
+                   and (creator is None or room.creator == creator))
 
     async def maybe_start_new(self, room: Room) -> None:
         """A table whose seats are all taken at creation (bots only) starts at once (or,
@@ -532,6 +544,7 @@ class Lobby:
                     s.turn_seconds, False, s.advisor, held,
                     rematch_of=room.id)
                 new.pool_key = room.pool_key  # its bots wait their turns as the first game's
+                new.creator = room.creator
                 try:
                     await room.set_rematch(new.id)
                 except StoreError:

@@ -180,6 +180,7 @@ class Room:
         # botpool.FairSlots`): its creator's address, set by the lobby when it is known;
         # the table itself after a restart or a takeover (the address is kept nowhere).
         self.pool_key = f"table:{row.id}"
+        self.creator: str | None = None  # that address, while it is known (Lobby.create)
         self.settings = settings
         self.scheduler = settings.make_scheduler()
         self.lock = asyncio.Lock()  # the driver's too: one change of the table at a time
