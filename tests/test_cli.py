@@ -691,4 +691,5 @@ def test_the_command_list_shows_each_command_in_whole_sentences() -> None:
         command = group.get_command(ctx, name)
         assert command is not None
         shown = command.short_help or (command.help or "").strip().split("\n\n")[0]
-        assert shown and "\n" not in shown, (name, shown)
+        assert shown, name
+        assert "\n" not in shown, (name, shown)

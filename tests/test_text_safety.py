@@ -72,6 +72,18 @@ def test_replay_escapes_control_characters_in_names(tmp_path: Path, as_json: boo
         assert json.loads(out)["players"] == [TITLE, CLEAR, BIDI]  # the data, exact
 
 
+def test_a_name_s_joiners_show_as_joiners_and_nothing_else_that_is_invisible() -> None:
+    """The joiners a seated name may hold (core/names.py) move no cursor: a terminal shows
+    "👩‍💻" as the page does. A zero-width space or a direction override still shows as
+    its escape, as every control character does."""
+    coder, flag, persian = "👩\u200d💻", "🏴\U000e0067\U000e0062\U000e007f", "می\u200cخواهم"
+    for name in (coder, flag, persian):
+        assert printable(name) == name
+    assert printable("Ana\u200bBen") == "Ana\\u200bBen"
+    assert printable(coder + BIDI) == coder + "Cleo\\u202e"
+    assert printable(coder + TITLE) == coder + "Ana\\x1b]0;pwned\\x07"
+
+
 def test_an_error_naming_a_player_escapes_the_name(tmp_path: Path) -> None:
     data = named(TITLE, CLEAR, "Cleo")
     data["rounds"][0]["hands"][1] = ["no-such-die"]

@@ -22,6 +22,8 @@ import re
 import unicodedata
 from typing import Any
 
+from minodice.core.names import joiner
+
 _UNSAFE = ("Cc", "Cf", "Zl", "Zp", "Cs")
 _LONG_NUMBER = re.compile(r"\d{16,}")
 # Python's own sentence for a number too long to read (it advises a Python call).
@@ -31,11 +33,13 @@ _PYTHON_INT_LIMIT = re.compile(
 
 
 def printable(text: str) -> str:
-    """``text`` with control and format characters written as escapes (``\\x1b``)."""
+    """``text`` with control and format characters written as escapes (``\\x1b``), but for
+    the joiners a name may hold (:func:`~minodice.core.names.joiner`): they move no cursor,
+    and a name the server seated shows as its page shows it ("👩‍💻", not "👩\\u200d💻")."""
     if text.isprintable():
         return text
     return "".join(
-        ch if ch == " " or unicodedata.category(ch) not in _UNSAFE
+        ch if ch == " " or unicodedata.category(ch) not in _UNSAFE or joiner(ch)
         else ch.encode("unicode_escape").decode("ascii")
         for ch in text)
 
