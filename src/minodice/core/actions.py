@@ -80,7 +80,8 @@ def parse_action(dice_set: DiceSet, text: str) -> Action:
         raise ValueError(f"not an action: {text!r} (try 'bid 2' or 'roll red')")
     if verb == "bid":
         if not _is_number(arg):
-            raise ValueError(f"a bid is a whole number in digits 0-9, not {arg[:20]!r}")
+            raise ValueError("a bid is a whole number written in the digits 0-9 (at most 9 "
+                             f"of them), not {arg[:20]!r}")
         return Bid(int(arg))
     if not dice_set.has_kind(arg):
         kinds = ", ".join(k.name for k in dice_set.kinds)
