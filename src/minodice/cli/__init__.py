@@ -6,8 +6,13 @@ import errno
 import os
 import sys
 
-from minodice.cli import analyse, bots, online, play, records  # noqa: F401 - importing registers the commands
-from minodice.cli.common import app
+from minodice.cli.starting import commands_take_interrupts, quiet_interrupts
+
+quiet_interrupts()  # importing the commands takes a while: Ctrl-C meanwhile ends it quietly
+from minodice.cli import analyse, bots, online, play, records  # noqa: E402, F401 - importing registers the commands
+from minodice.cli.common import app  # noqa: E402
+
+commands_take_interrupts()  # (an importer of this package gets Ctrl-C back as it was)
 
 
 def run() -> None:
@@ -20,6 +25,7 @@ def run() -> None:
     if sys.stdout is None:  # started with standard output closed (``minodice ... >&-``)
         sys.stderr.write("minodice: cannot write the output: standard output is closed\n")
         sys.exit(1)
+    quiet_interrupts()  # until the command runs (its options are built first)
     try:
         app()
     except OSError as exc:

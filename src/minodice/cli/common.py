@@ -20,6 +20,7 @@ from rich.progress import Progress
 from minodice import __version__
 from minodice.bots.loading import load_bot_factory
 from minodice.bots.protocol import BUILTIN_BOTS, BotError
+from minodice.cli.starting import commands_take_interrupts
 from minodice.core.record import dumps_record
 from minodice.play.saves import write_atomic
 from minodice.text.safe import printable
@@ -81,6 +82,7 @@ def main(
     ] = None,
 ) -> None:
     """Mino Dice: rules engine, records, bots, advice and play."""
+    commands_take_interrupts()
 
 
 def data_path(variable: str, name: str) -> Path:

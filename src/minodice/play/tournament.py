@@ -20,6 +20,7 @@ import multiprocessing
 import secrets
 import signal
 import statistics
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -353,15 +354,22 @@ def _interrupts_to_this_process_only() -> Iterator[None]:
     """Worker processes started meanwhile ignore Ctrl-C (an ignored signal stays ignored
     in a child, and Python keeps it so): the terminal sends it to the whole process group,
     and each worker printed its own traceback, even while it was still starting up. This
-    process alone is interrupted, and ends the workers itself."""
+    process alone is interrupted, and ends the workers itself.
+
+    A Ctrl-C that comes meanwhile is not lost (the tournament then played to its end, 2
+    runs in 20): the signal is blocked too, and Linux keeps a blocked signal pending even
+    while it is ignored, so it arrives once the handler is back. (The workers start with
+    no signal blocked: Python's spawning unblocks them.)"""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def _hand_over(batch: list[GameResult],
@@ -391,6 +399,11 @@ def _run_games(
                 on_progress(len(results))
         return results
     batches = _batches(spec, workers)
+    # Ended by Ctrl-C, the pool leaves its semaphores to multiprocessing's resource
+    # tracker, a process of its own started with the pool, which then warned of them:
+    # three lines of noise after "interrupted" (it is told its warnings as command options).
+    if _TRACKER_QUIET not in sys.warnoptions:
+        sys.warnoptions.append(_TRACKER_QUIET)
     with ProcessPoolExecutor(max_workers=workers,
                              mp_context=multiprocessing.get_context("spawn")) as pool:
         with _interrupts_to_this_process_only():
@@ -420,6 +433,9 @@ def _run_games(
             raise
     results.sort(key=lambda r: r.index)
     return results
+
+
+_TRACKER_QUIET = "ignore:resource_tracker:UserWarning"
 
 
 def _batches(spec: TournamentSpec, workers: int) -> list[list[int]]:
