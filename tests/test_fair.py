@@ -476,6 +476,14 @@ def test_verify_command_refuses_in_one_line(tmp_path: Path) -> None:
         assert "Traceback" not in result.output
         assert len(result.output.strip().splitlines()) == 1, name
         assert len(result.output) < 400, name
+    for text, message in (cases["nested"], ("[1, 2", "invalid record: not JSON")):
+        path = tmp_path / "broken.json"
+        path.write_text(text, "utf-8")
+        # the same words from every command that reads records (they read it alike)
+        for command in ("verify", "replay", "analyse"):
+            result = runner.invoke(app, [command, str(path)])
+            assert result.exit_code == 1, command
+            assert message in result.output, (command, result.output[:300])
     good = tmp_path / "good.json"
     good.write_text(json.dumps(fair2_game(seed=7)), "utf-8")
     result = runner.invoke(app, ["verify", str(good)])

@@ -140,6 +140,26 @@ def test_play_tells_a_record_it_did_not_write_by_its_missing_session(tmp_path: P
     assert not _written_elsewhere(tmp_path / "missing.json")
 
 
+def test_a_record_replay_reads_resumes_whatever_its_names(tmp_path: Path) -> None:
+    """A name of spaces is a name to RECORD.md (replay reads it): the table took it for
+    none ("names must be distinct and not empty"), so play --resume refused the record."""
+    record = {"format": "minodice-record", "version": 1, "players": [" ", "B", "C"],
+              "rounds": []}
+    path = tmp_path / "spaces.json"
+    path.write_text(json.dumps(record), "utf-8")
+    table = resume_table(path, people=["B"], bots="random")
+    assert [seat.name for seat in table.seats] == [" ", "B", "C"]
+    while not table.is_over():
+        play_some(table, 1)
+
+
+def test_a_table_names_what_is_wrong_with_its_names() -> None:
+    with pytest.raises(TableError, match="seat 2 has no name"):
+        new_table(3, ["Ana", ""], ["random"], seed=1)
+    with pytest.raises(TableError, match="two seats are named 'Ana'"):
+        new_table(3, ["Ana", "Ana"], ["random"], seed=1)
+
+
 @pytest.mark.parametrize(("people", "bots", "message"), [
     (["Zoë"], "easy", "Zoë is not a player of"),
     (None, "easy", "give yours with --name"),

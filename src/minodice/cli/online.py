@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 from pathlib import Path
@@ -17,7 +16,7 @@ from minodice.cli.common import LEVELS, app, check_float, check_range, data_path
 from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import FairnessError, UnfinishedRecordError, verify_record
-from minodice.core.record import load_record
+from minodice.core.record import load_record, record_json
 from minodice.text.safe import one_line, printable
 
 #: Seconds in a day: the longest a person may be away, a week the longest a waiting table
@@ -481,13 +480,8 @@ def verify(
     """Check a finished server game: its rules, scores, and every deal and roll against
     its revealed seeds."""
     try:
-        text = read_record_text(record_file)
-        data = json.loads(text)
+        data = record_json(read_record_text(record_file))
         load_record(data)
-    except RecursionError:  # json's own nesting limit: a record is four levels deep
-        typer.echo("minodice verify: invalid record: nested too deeply to be a record",
-                   err=True)
-        raise typer.Exit(1) from None
     except (ValueError, InvalidRecordError) as exc:
         typer.echo(f"minodice verify: invalid record: {one_line(str(exc))}", err=True)
         raise typer.Exit(1) from None

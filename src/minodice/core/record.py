@@ -148,16 +148,23 @@ def _with_rule(message: str, rule: str | None) -> str:
 
 def parse_record(text: str) -> LoadedRecord:
     """Read a record from JSON text; every problem is an :class:`InvalidRecordError`."""
+    return load_record(record_json(text))
+
+
+def record_json(text: str) -> Any:
+    """The JSON of a record's text, not yet checked as a record; a text that is no JSON is
+    an :class:`InvalidRecordError` (the same words for every command that reads records)."""
     # A byte-order mark, as some Windows editors save UTF-8, is not part of the JSON
     # (RFC 8259 lets a reader ignore it).
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise _type_error("the record is empty")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge integers, nesting
+        return json.loads(text)
+    except RecursionError:  # json's own nesting limit: a record is four levels deep
+        raise _type_error("nested too deeply to be a record") from None
+    except ValueError as exc:  # JSONDecodeError, huge integers
         raise _type_error(f"not JSON: {exc}") from None
-    return load_record(data)
 
 
 def _json_shown(value: Any) -> str:

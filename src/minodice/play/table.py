@@ -43,7 +43,7 @@ from minodice.core.record import export_record, load_record
 from minodice.core.rules import TrickResult, Variant, resolve_trick
 from minodice.core.state import TERMINAL, GameConfig, GameState, Phase
 from minodice.core.view import PastRound, SeatView, past_rounds, view, views
-from minodice.text.safe import one_line
+from minodice.text.safe import one_line, printable
 
 # -- seats and events ---------------------------------------------------------------------
 
@@ -242,9 +242,14 @@ class Table:
                  bot_seed: str = "", extra: dict[str, Any] | None = None) -> None:
         if len(seats) != config.players:
             raise TableError(f"{config.players} seats needed, {len(seats)} given")
+        # The record's rule (RECORD.md): a name is any text but "", no two alike; a record
+        # that replay reads resumes, a name of spaces too.
         names = [s.name for s in seats]
-        if len(set(names)) != len(names) or any(not n.strip() for n in names):
-            raise TableError("names must be distinct and not empty")
+        if "" in names:
+            raise TableError(f"seat {names.index('') + 1} has no name")
+        twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if twice is not None:
+            raise TableError(f"two seats are named {printable(twice)!r}: names must differ")
         self.config = config
         self.seats = list(seats)
         self.chance = chance
