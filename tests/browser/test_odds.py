@@ -207,3 +207,36 @@ async def test_bid_odds_for_the_simplified_scoring(server: LiveServer, pages: Pa
     await page.reload()
     await page.locator("#odds-go").wait_for()
     assert await page.locator("#odds-variant").input_value() == "simplified"
+
+
+async def test_on_a_phone_the_answer_comes_into_sight_and_a_refusal_says_why(
+        server: LiveServer, pages: Pages) -> None:
+    """A tester's phone (360×640): the answer opened below the screen, so "Show the odds"
+    seemed to do nothing; a trick the server refused (a second minotaur) said only "The
+    server refused this request."; a toast asked for again stacked a copy each time."""
+    page = await pages.new(viewport={"width": 360, "height": 640}, is_mobile=True,
+                           has_touch=True)
+    await page.goto(server.base + "/odds")
+    await tap_hand(page, ["red", "griffin", "gray"])
+    await page.get_by_role("button", name="Show the odds").click()
+    heading = page.locator("#odds-answer h2")
+    await heading.wait_for()
+    box = await heading.bounding_box()
+    assert box is not None
+    assert 0 <= box["y"] < 640, box  # on the screen, not below it
+    assert await heading.evaluate("(e) => document.activeElement === e")
+
+    await page.get_by_role("tab", name="During a trick").click()
+    await page.select_option("#odds-players", "3")
+    await page.get_by_role("button", name="minotaur: one more", exact=True).click()
+    await page.select_option("#odds-rolled-kind", "minotaur")
+    await page.select_option("#odds-rolled-face", "minotaur")
+    await page.get_by_role("button", name="Add", exact=True).click()
+    await page.get_by_role("button", name="Show the odds").click()
+    toast = page.locator(".toast-item", has_text="refused")
+    await toast.wait_for()
+    assert "only 1 minotaur" in await toast.inner_text()
+    await page.get_by_role("button", name="Show the odds").click()  # refused again:
+    await page.wait_for_function(  # the same toast, renewed, not a second one
+        "() => !document.querySelector('#odds-go').disabled")
+    assert await page.locator(".toast-item").count() == 1

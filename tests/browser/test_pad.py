@@ -865,3 +865,22 @@ async def test_a_device_that_cannot_save_keeps_the_entries_on_screen(server: Liv
     assert await warned.count() == 1
     assert await page.get_by_text("changed in another tab").count() == 0
     assert await page.locator("#bid-0").inner_text() == "2"
+
+
+async def test_six_players_is_the_most_and_a_trick_holds_the_others_griffins(
+        server: LiveServer, pages: Pages) -> None:
+    """"Add a player" did nothing at six players, silently; with three players the bonus
+    offered three griffins taken, which two other dice cannot be (R14)."""
+    page = await pages.new()
+    await page.goto(server.base + "/pad")
+    add = page.locator("#pad-add-player")
+    await add.click()
+    assert await add.is_enabled()
+    await add.click()
+    assert await page.locator("#pad-name-5").count() == 1
+    assert await add.is_disabled()
+    await open_stored(page, server, stored_pad(["Ana", "Ben", "Cleo"], 1))
+    await page.locator("#pad-next").click()
+    await set_stepper(page, "#won-0", "Tricks won by Ana", 1)
+    options = await page.locator("#griffins-0 option").all_inner_texts()
+    assert options == ["0", "1", "2"]

@@ -45,9 +45,12 @@ from minodice.server.ops import BOT_DECISIONS
 
 log = logging.getLogger("minodice.server")
 T = TypeVar("T")
-#: The page's advisor answers within ~100 ms: fewer simulated dice than the command line's.
-WEB_ADVICE_BUDGET = 8000
-WEB_ADVICE_MAX_SAMPLES = 300
+#: The page's advisor answers within ~150-350 ms of a worker's CPU. With a third of this
+#: (as until 2026-12-03) the same question asked again named another best bid 1 time in 4
+#: where two bids were 2.6 points apart (6 players, round 6; now 1 in 8), and 1 in 20 where
+#: they were 9.5 apart (a tester's check); the command line simulates more still.
+WEB_ADVICE_BUDGET = 30_000
+WEB_ADVICE_MAX_SAMPLES = 600
 #: Seconds more a job has when its worker may have to start first (a fresh interpreter
 #: importing the bots takes a second or more on a busy machine: that is no hang).
 SPAWN_ALLOWANCE = 30.0

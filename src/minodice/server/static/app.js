@@ -13,9 +13,13 @@ let leaveCurrent = () => {};
 
 const ui = {
   toast(message) {
-    const item = h("div", { class: "toast-item", role: "alert" }, message);
-    toaster.appendChild(item);
-    setTimeout(() => item.remove(), 6000);
+    // The same words again (another tab changing a game 12 times, say) renew the one
+    // toast showing them: a stack of copies hid the page.
+    const same = [...toaster.children].find((item) => item.textContent === message);
+    const item = same || h("div", { class: "toast-item", role: "alert" }, message);
+    if (same) clearTimeout(Number(same.dataset.timer));
+    else toaster.appendChild(item);
+    item.dataset.timer = String(setTimeout(() => item.remove(), 6000));
   },
   go(path) {
     history.pushState({}, "", path);

@@ -47,10 +47,17 @@ export async function showOdds(root, ui) {
       }
     } catch (err) {
       state.answer = null;
-      ui.toast(err.message);
+      // a refusal's reason is the server's (in English): "the mino set has only 1 minotaur die"
+      ui.toast(err.code === "bad_request" && err.detail ? `${err.message} ${err.detail}` : err.message);
     }
     state.busy = false;
     draw();
+    // on a phone the answer opens below the screen: brought into sight, and read out
+    const shown = document.getElementById("odds-answer");
+    if (shown) {
+      shown.scrollIntoView({ block: "start" });
+      shown.querySelector("h2")?.focus({ preventScroll: true });
+    }
   }
 
   function picker() {
@@ -129,7 +136,7 @@ export async function showOdds(root, ui) {
     if (a.mode === "bid") {
       const d = a.data;
       return h("section", { class: "card advice", id: "odds-answer", "aria-live": "polite" },
-        h("h2", {}, _("Best bid: {bid}", { bid: d.best_bid })),
+        h("h2", { tabindex: "-1" }, _("Best bid: {bid}", { bid: d.best_bid })),
         h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Bid")), h("th", { scope: "col" }, _("Makes it")), h("th", { scope: "col" }, _("Expected score")))),
           h("tbody", {}, d.bids.map((b) => h("tr", { class: b.bid === d.best_bid ? "best" : "" },
             h("td", {}, String(b.bid)), h("td", {}, `${Math.round(b.make_chance * 100)}%`),
@@ -141,7 +148,7 @@ export async function showOdds(root, ui) {
     }
     const d = a.data;
     return h("section", { class: "card advice", id: "odds-answer", "aria-live": "polite" },
-      h("h2", {}, _("Chance to take this trick")),
+      h("h2", { tabindex: "-1" }, _("Chance to take this trick")),
       h("table", {}, h("tbody", {}, d.dice.map((x) => h("tr", { class: x.legal ? "" : "blocked" },
         // a die that may not be rolled now gets no chance: it is not a choice
         h("th", { scope: "row" }, word(x.die)), h("td", {}, x.legal ? `${Math.round(x.chance * 100)}%` : "—"),

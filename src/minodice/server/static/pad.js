@@ -151,7 +151,11 @@ function showPadHome(root, ui) {
   h("h1", {}, _("Score pad")),
   h("p", {}, _("For a game at a real table: enter the bids, then the tricks and bonuses; the pad does the sums by the rules.")),
   h("fieldset", {}, h("legend", {}, _("Players (3 to 6, in seating order)")), names,
-    h("button", { type: "button", onclick: () => { if (names.children.length < MAX_PLAYERS) addName(); } }, _("Add a player"))),
+    h("button", { type: "button", id: "pad-add-player", onclick: (e) => {
+      if (names.children.length < MAX_PLAYERS) addName();
+      // six is the most (R1): the button says so rather than doing nothing
+      e.currentTarget.disabled = names.children.length >= MAX_PLAYERS;
+    } }, _("Add a player"))),
   h("div", { class: "field" }, h("label", { for: "pad-edition" }, _("Edition")), edition),
   h("div", { class: "field" }, h("label", { for: "pad-variant" }, _("Scoring")), variant),
   h("button", { type: "submit", class: "primary big", id: "pad-start" }, _("Start scoring")));
@@ -272,7 +276,8 @@ class PadGame {
           parts.push(h("div", { class: "pad-field" },
             h("label", { for: `griffins-${p}` }, capital(_("{griffin}s taken by the {minotaur}", { griffin, minotaur }))),
             h("select", { id: `griffins-${p}`, onchange: (e) => { entry.griffins[p] = Number(e.target.value); this.entered(); } },
-              [0, 1, 2, 3].map((k) => h("option", { value: k, selected: entry.griffins[p] === k }, String(k))))));
+              // at most the other players' dice of one trick, and the set's three griffins (R14)
+              Array.from({ length: Math.min(3, this.n - 1) + 1 }, (_x, k) => h("option", { value: k, selected: entry.griffins[p] === k }, String(k))))));
           parts.push(h("div", { class: "pad-field check" },
             h("input", { type: "checkbox", id: `mermaid-${p}`, checked: entry.mermaid[p],
               onchange: (e) => { entry.mermaid[p] = e.target.checked; this.entered(); } }),
