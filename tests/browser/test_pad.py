@@ -557,7 +557,11 @@ async def test_worked_game_through_the_pad(own_server: LiveServer, pages: Pages,
     spoilt["rounds"][4]["won"][0] += 1  # round 5's tricks add up to 6 (R11)
     bad_files: list[tuple[str, bytes, str]] = [
         ("broken.json", b'{"format": "minodice-pad", "version": 1, ', "JSON"),
-        ("rules.json", json.dumps(spoilt).encode(), "round 5 breaks the rules"),
+        ("rules.json", json.dumps(spoilt).encode(),
+         "round 5 breaks the rules: the tricks do not add up to the round (R11)"),
+        ("long.json", json.dumps({**exported, "id": "long", "players": [
+            "Wolfeschlegelsteinhausenberger", *exported["players"][1:]]}).encode(),
+         "a name is at most 24 characters, not 30"),
         ("other.json", json.dumps({"format": "minodice-record", "version": 1}).encode(),
          '"format" must be "minodice-pad"'),
     ]
@@ -583,7 +587,8 @@ async def test_worked_game_through_the_pad(own_server: LiveServer, pages: Pages,
     negative = {**scored[0], "griffins": [-2, 0, 0, 0]}  # Ana 1/1: no minus bonus (R14)
     for name, file_rounds, why in (("middle", [scored[0], not_done, scored[2]],
                                     "round 2 is not scored, round 3 is"),
-                                   ("negative", [negative], "round 1 breaks the rules")):
+                                   ("negative", [negative], "round 1 breaks the rules: more "
+                                    "griffins than other dice (R14)")):
         await other.set_input_files("#pad-import", files=game_file(name, file_rounds))
         await other.locator(".toast-item", has_text=why).wait_for()
         assert await stored_games(other) == before
@@ -710,6 +715,17 @@ async def test_a_phone_reaches_every_button_with_long_names(server: LiveServer,
     scroll = page.locator(".pad-grid .scroll")
     widths = await scroll.evaluate("(e) => [e.scrollWidth, e.clientWidth]")
     assert widths[0] > widths[1], widths  # the sheet is wider than the phone: it scrolls
+    # ... and each round's number and its Correct button stay in sight as it does (a
+    # tester's phone found them off the screen, or scrolled away from their round)
+    for where in (0, 10_000):
+        await scroll.evaluate("(e, x) => { e.scrollLeft = x; }", where)
+        for button in await page.locator(".pad-grid button").all():
+            box = await button.bounding_box()
+            assert box is not None
+            assert box["x"] + box["width"] <= 390, (where, box)
+        first = await page.locator(".pad-grid tbody th").first.bounding_box()
+        assert first is not None
+        assert 0 <= first["x"] < 40, (where, first)
     card = await page.locator(".pad-grid").bounding_box()
     assert card is not None
     assert card["x"] + card["width"] <= 390
@@ -884,3 +900,30 @@ async def test_six_players_is_the_most_and_a_trick_holds_the_others_griffins(
     await set_stepper(page, "#won-0", "Tricks won by Ana", 1)
     options = await page.locator("#griffins-0 option").all_inner_texts()
     assert options == ["0", "1", "2"]
+
+
+async def test_a_correction_comes_into_sight_and_can_be_left_unchanged(
+        server: LiveServer, pages: Pages) -> None:
+    """On a phone, Correct reopened its round above the sheet, out of sight, and the only
+    way out of a correction was to score it again (or reload)."""
+    names = ["Ana", "Ben", "Cleo", "Dan"]
+    page = await pages.new(viewport={"width": 360, "height": 640}, is_mobile=True,
+                           has_touch=True)
+    await open_stored(page, server, stored_pad(names, 3))
+    before = await page.locator(".pad-grid tbody").inner_text()
+    await page.locator("#edit-1").scroll_into_view_if_needed()
+    await page.locator("#edit-1").click()
+    heading = page.locator(".pad-editor h2")
+    assert "Round 1 of 8" in await heading.inner_text()
+    box = await heading.bounding_box()
+    assert box is not None
+    assert -1 <= box["y"] < 640, box  # (scrolled to its top, within a pixel)
+    assert await heading.evaluate("(e) => document.activeElement === e")
+    await set_stepper(page, "#won-0", "Tricks won by Ana", 0)
+    await page.locator("#pad-keep").click()
+    assert "Round 4 of 8" in await page.locator(".pad-editor h2").inner_text()
+    assert await page.locator("#pad-keep").count() == 0
+    assert await page.locator(".pad-grid tbody").inner_text() == before
+    await page.reload()
+    await page.locator("#bid-0").wait_for()
+    assert await page.locator(".pad-grid tbody").inner_text() == before

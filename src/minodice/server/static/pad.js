@@ -45,14 +45,23 @@ export function blankRound(n) {
   return { bids: Array(n).fill(0), won: Array(n).fill(0), griffins: Array(n).fill(0), mermaid: Array(n).fill(false), done: false };
 }
 
+// What is wrong with a file's round, in the words of the file's other problems (English).
+const FILE_PROBLEMS = {
+  bid: "a bid out of range", won: "tricks won out of range", sum: "the tricks do not add up to the round",
+  simplified: "a bonus in the simplified variant", "one-minotaur": "two minotaur bonuses",
+  griffins: "more griffins than other dice", "bonus-no-trick": "a bonus without a trick won",
+};
+
 // A game read from a file or from storage: checked for shape, so a broken file cannot break the page.
 export function readGame(data) {
   const fail = (why) => { throw new Error(_("Not a score pad file: {why}", { why })); };
   if (!data || data.format !== "minodice-pad" || data.version !== 1) fail('"format" must be "minodice-pad", version 1');
   const players = data.players;
   if (!Array.isArray(players) || players.length < MIN_PLAYERS || players.length > MAX_PLAYERS
-      || !players.every((p) => typeof p === "string" && p.trim() && p.length <= 24)
+      || !players.every((p) => typeof p === "string" && p.trim())
       || new Set(players).size !== players.length) fail("3 to 6 distinct names");
+  const long = players.find((p) => p.length > 24);
+  if (long !== undefined) fail(`a name is at most 24 characters, not ${long.length}`);
   if (!Object.hasOwn(EDITION, data.edition)) fail(`"edition" is ${EDITIONS.map((e) => e.name).join(" or ")}`);
   if (!["standard", "simplified"].includes(data.variant)) fail('"variant" is standard or simplified');
   const n = players.length;
@@ -65,7 +74,9 @@ export function readGame(data) {
     if (!intList(griffins, Number.isInteger) || !intList(mermaid, (m) => typeof m === "boolean")) fail(`round ${i + 1}: bonus entries`);
     const round = { bids: r.bids, won: r.won, griffins, mermaid, done: r.done !== false };
     if (!round.done && i < data.rounds.length - 1) fail(`round ${i + 1} is not scored, round ${i + 2} is`);
-    if (round.done && checkRound(i + 1, round, n, data.variant).length) fail(`round ${i + 1} breaks the rules`);
+    // the first problem as the pad says it, rule and all ("won (R11)")
+    const problems = round.done ? checkRound(i + 1, round, n, data.variant) : [];
+    if (problems.length) fail(`round ${i + 1} breaks the rules: ${FILE_PROBLEMS[problems[0].key] || problems[0].key} (${problems[0].rule})`);
     return round;
   });
   // the pad always has the round being entered (unless the game is over)
@@ -73,7 +84,9 @@ export function readGame(data) {
   // an id is also a key of the device's games and a link: anything else gets a new one
   const id = typeof data.id === "string" && /^[A-Za-z0-9-]{1,40}$/.test(data.id) ? data.id : newId();
   return { format: "minodice-pad", version: 1, id,
-    created: Number(data.created) || Date.now(), players: players.slice(), edition: data.edition,
+    // a time before the pad existed (negative, or 1970) is no time it was made
+    created: Number(data.created) > Date.UTC(2020, 0) ? Number(data.created) : Date.now(),
+    players: players.slice(), edition: data.edition,
     variant: data.variant, rounds };
 }
 
@@ -288,7 +301,7 @@ class PadGame {
     });
     const sum = entry.won.reduce((a, b) => a + b, 0);
     return h("section", { class: "card pad-editor", "aria-label": _("Round {n}", { n: r }) },
-      h("h2", {}, _("Round {n} of {total}", { n: r, total: this.total }) + " · " +
+      h("h2", { tabindex: "-1" }, _("Round {n} of {total}", { n: r, total: this.total }) + " · " +
         (this.stage === "bids" ? _("Bids") : _("Tricks and bonuses"))),
       h("p", { class: "hint" }, this.stage === "bids" ? _("Everyone has bid? Enter each bid (0 to {n}).", { n: r })
         : _("Tricks entered: {sum} of {n}.", { sum, n: r })),
@@ -298,7 +311,10 @@ class PadGame {
         this.stage === "bids"
           ? h("button", { class: "primary", id: "pad-next", onclick: () => this.bidsDone() }, _("Bids done: enter tricks"))
           : [h("button", { onclick: () => { this.stage = "bids"; entry.step = "bids"; this.problems = []; this.entered(); } }, _("Back to bids")),
-            h("button", { class: "primary", id: "pad-score", onclick: () => this.scoreRound() }, _("Score this round"))]));
+            h("button", { class: "primary", id: "pad-score", onclick: () => this.scoreRound() }, _("Score this round"))],
+        // a correction can be left as well as scored (it is kept apart until it is)
+        this.draft ? h("button", { id: "pad-keep", onclick: () => { this.resume(this.game); this.render(); } },
+          _("Keep the round as it was")) : null));
   }
 
   problemText(p) {
@@ -369,8 +385,12 @@ class PadGame {
             h("strong", { class: "tot" }, String(s.totals[j])))),
           h("td", { class: "no-print" }, h("button", { class: "small", id: `edit-${s.round}`, onclick: () => {
             this.editing = i; this.draft = structuredClone(g.rounds[i]); this.stage = "tricks"; this.problems = []; this.render();
-          } }, _("Correct"))))))),
-      h("p", { class: "hint" }, _("Each cell: bid/won, points, running total."))));
+            // the round reopened is above the sheet: brought into sight, its heading read out
+            const heading = this.root.querySelector(".pad-editor h2");
+            heading?.scrollIntoView({ block: "start" });
+            heading?.focus({ preventScroll: true });
+          } }, _("Correct")))))))),
+      h("p", { class: "hint" }, _("Each cell: bid/won, points, running total.")));
   }
 
   finalCard(scored) {
