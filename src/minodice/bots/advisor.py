@@ -6,7 +6,7 @@ and the round is played out with every player aiming at their bid — you includ
 each bid you might make. So the odds are those of a round actually played for that bid,
 not of dice compared in a fixed order.
 
->>> from minodice.core.dice import load_dice_set
+>>> from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
 >>> advice = advise(4, 3, 0, "red,griffin,gray", samples=20, seed=1)
 >>> advice.best_bid in advice.expected_score
 True
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from minodice.bots.search import HardBot, evaluate_bids
 from minodice.bots.strength import ExpectedScorePolicy, strength_of
 from minodice.core.actions import Roll
-from minodice.core.dice import Hand, load_dice_set
+from minodice.core.dice import BUILTIN_DICE_SETS, Hand, load_dice_set
 from minodice.core.rules import Variant, rounds_for
 from minodice.core.state import GameConfig, GameState
 from minodice.core.view import SeatView, view
@@ -116,7 +116,11 @@ def advise(
         unknown = [n for n in names if not ds.has_kind(n)]
         if unknown:
             kinds = ", ".join(k.name for k in ds.kinds)
-            raise AdviceError(f"no die kind {unknown[0]!r} in the {ds.name} set ({kinds})")
+            # "pirate" is a die of the other edition: say which, not only that it is none
+            other = next((name for name in BUILTIN_DICE_SETS
+                          if name != ds.name and load_dice_set(name).has_kind(unknown[0])), None)
+            hint = f"; it is a die of the {other} edition (--edition {other})" if other else ""
+            raise AdviceError(f"no die kind {unknown[0]!r} in the {ds.name} set ({kinds}){hint}")
         if len(names) != round_no:
             raise AdviceError(f"round {round_no} needs a hand of {_dice(round_no)}, "
                               f"not {len(names)}")
