@@ -927,3 +927,17 @@ async def test_a_correction_comes_into_sight_and_can_be_left_unchanged(
     await page.reload()
     await page.locator("#bid-0").wait_for()
     assert await page.locator(".pad-grid tbody").inner_text() == before
+
+
+async def test_on_a_wide_screen_the_sheet_stands_beside_the_round(server: LiveServer,
+                                                                   pages: Pages) -> None:
+    """At 1280 px the title card held the left column alone and the sheet came below the
+    round being entered, 1,500 px down (a tester's desktop)."""
+    page = await pages.new(viewport={"width": 1280, "height": 900})
+    await open_stored(page, server, stored_pad(["Ana", "Ben", "Cleo", "Dan", "Eva", "Finn"], 4))
+    editor = await page.locator(".pad-editor").bounding_box()
+    sheet = await page.locator(".pad-grid").bounding_box()
+    assert editor is not None
+    assert sheet is not None
+    assert abs(sheet["y"] - editor["y"]) < 2, (editor, sheet)
+    assert sheet["x"] >= editor["x"] + editor["width"], (editor, sheet)
