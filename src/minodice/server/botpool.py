@@ -45,10 +45,12 @@ from minodice.server.ops import BOT_DECISIONS
 
 log = logging.getLogger("minodice.server")
 T = TypeVar("T")
-#: The page's advisor answers within ~150-350 ms of a worker's CPU. With a third of this
-#: (as until 2026-12-03) the same question asked again named another best bid 1 time in 4
-#: where two bids were 2.6 points apart (6 players, round 6; now 1 in 8), and 1 in 20 where
-#: they were 9.5 apart (a tester's check); the command line simulates more still.
+#: The page's advisor answers in about 300 ms of a worker's CPU. With a third of this (as
+#: until 2026-12-03) a tester asking one question again was told another best bid 1 time in
+#: 4 where two bids were close; on 8 questions asked 20 times each it named the best bid of
+#: a 4,000-round reference 88% of the time, now 92%, at 3.2 times the CPU
+#: (benchmarks/web_advice.py, results/web-advice-2026-12-03.txt). The command line
+#: simulates more still.
 WEB_ADVICE_BUDGET = 30_000
 WEB_ADVICE_MAX_SAMPLES = 600
 #: Seconds more a job has when its worker may have to start first (a fresh interpreter
