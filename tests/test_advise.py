@@ -142,7 +142,7 @@ SIXTEEN_REDS = ",".join(["red"] * 16)
     # a die of the other edition: which one to name (a tabletop tester had no hint)
     (("--players", "4", "--round", "1", "--hand", "pirate"),
      "'pirate' in the mino set (minotaur, griffin, mermaid, red, yellow, purple, gray); it is "
-     "a die of the skull-king edition (--edition skull-king)"),
+     "a die of the skull-king edition"),
     (("--players", "4", "--round", "3", "--hand", "red,red,gray", "--samples", "0"),
      "--samples"),
     # 16 of a kind overflows a 4-bit count: any clear refusal will do (message free).

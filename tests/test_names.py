@@ -11,7 +11,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from minodice.core.fair import FairnessError, check_names
-from minodice.server.lobby import NAME_MAX, ApiError, clean_name, shown_name
+from minodice.core.names import shown_name
+from minodice.server.lobby import NAME_MAX, ApiError, clean_name
 
 SCOTLAND = "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
 
@@ -80,3 +81,16 @@ def test_an_emoji_name_joined_by_a_joiner_passes_the_check_of_its_records() -> N
     assert check_names(["👩\u200d💻 Ben", "Zoë<b>", SCOTLAND])
     with pytest.raises(FairnessError, match="control characters"):
         check_names(["a\u202eb", "Ana", "Ben"])
+
+
+def test_the_terminal_refuses_two_names_a_reader_cannot_tell_apart() -> None:
+    """A joiner shows as nothing in the terminal now (as on the page): "Ana" and "Ana"
+    with a joiner or a tag were two players that looked like one."""
+    import typer
+
+    from minodice.cli.play import player_names
+
+    for twin in ("Ana\u200d", "Ana\U000e0041", "ana"):
+        with pytest.raises(typer.BadParameter, match="is given twice"):
+            player_names(["Ana", twin])
+    assert player_names(["👩\u200d💻 Ana", "Ben"]) == ["👩\u200d💻 Ana", "Ben"]

@@ -666,7 +666,7 @@ def test_ctrl_c_ends_a_tournament_with_workers_without_a_traceback(after: float)
     their semaphores."""
     env = {**os.environ, "COLUMNS": "200"}
     proc = subprocess.Popen([sys.executable, "-m", "minodice.cli", "tournament", "--games",
-                             "400", "--bots", "medium,easy,easy,random", "--seed", "1",
+                             "4000", "--bots", "medium,easy,easy,random", "--seed", "1",
                              "--workers", "2"], cwd=ROOT, env=env, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             # as from a terminal: a job started in the background of a
@@ -674,13 +674,40 @@ def test_ctrl_c_ends_a_tournament_with_workers_without_a_traceback(after: float)
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(after)
     os.killpg(proc.pid, signal.SIGINT)
+    sent = time.monotonic()
     try:
-        out, err = proc.communicate(timeout=30)  # a hang guard: it ends at once
+        out, err = proc.communicate(timeout=60)  # a hang guard: it ends at once
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+    # at once, not after the batches already given out (the whole run takes 1-2 minutes)
+    assert time.monotonic() - sent < 10
     assert proc.returncode == 130, (proc.returncode, out[-300:], err[-300:])
     assert "Traceback" not in err, err
     assert "Traceback" not in out, out
     assert err.strip() in ("", "minodice tournament: interrupted (seed 1); records written "
                            "so far are kept"), err
+
+
+def test_ctrl_c_while_the_workers_start_ends_the_tournament_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C between two batches given out (while the workers ignore it as they start)
+    was kept for later: then it was raised outside the code that ends the workers, and the
+    pool's own exit waited for every batch (a reviewer's run: 42.7 s for 600 games)."""
+    import concurrent.futures
+
+    submit = concurrent.futures.ProcessPoolExecutor.submit
+    calls = []
+
+    def submit_then_interrupt(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # the terminal's Ctrl-C, kept pending
+        return submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures.ProcessPoolExecutor, "submit",
+                        submit_then_interrupt)
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_games(TournamentSpec(4, ("medium", "easy", "easy", "random"), 2000, 1), workers=2)
+    assert time.monotonic() - start < 15  # the whole run: about a minute

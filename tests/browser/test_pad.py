@@ -895,6 +895,8 @@ async def test_six_players_is_the_most_and_a_trick_holds_the_others_griffins(
     await add.click()
     assert await page.locator("#pad-name-5").count() == 1
     assert await add.is_disabled()
+    # the keyboard goes on in the name just added, not lost with the button disabled
+    assert await page.evaluate("document.activeElement.id") == "pad-name-5"
     await open_stored(page, server, stored_pad(["Ana", "Ben", "Cleo"], 1))
     await page.locator("#pad-next").click()
     await set_stepper(page, "#won-0", "Tricks won by Ana", 1)

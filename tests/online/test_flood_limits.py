@@ -131,6 +131,28 @@ async def test_one_address_cannot_fill_the_waiting_tables() -> None:
     await lobby.close()
 
 
+async def test_tables_asked_for_at_once_cannot_pass_the_caps_together() -> None:
+    """The caps were checked before the table was written and counted after: twenty
+    requests at once from one address all passed a cap of three (a reviewer's run)."""
+    lobby = Lobby(Store("sqlite://"), InProcessPool(1),
+                  Settings(bot_delay=0, grace=3600.0, clock=lambda: 1000.0),
+                  max_waiting=5, waiting_per_address=3)
+
+    async def make(creator: str) -> int:
+        try:
+            await lobby.create(3, "mino", "standard", None, None, True, creator=creator)
+        except ApiError as refused:
+            return refused.status
+        return 201
+
+    one = await asyncio.gather(*(make("10.0.0.7") for _ in range(20)))
+    assert sorted(one) == [201] * 3 + [429] * 17
+    others = await asyncio.gather(*(make(f"10.0.1.{i}") for i in range(10)))
+    assert sorted(others) == [201] * 2 + [503] * 8  # five in all
+    assert lobby.waiting() == 5
+    await lobby.close()
+
+
 async def test_the_public_list_comes_a_page_at_a_time() -> None:
     lobby = lobby_with([1000.0])
     made = [(await lobby.create(3, "mino", "standard", None, None, True))[0].id

@@ -119,7 +119,7 @@ def advise(
             # "pirate" is a die of the other edition: say which, not only that it is none
             other = next((name for name in BUILTIN_DICE_SETS
                           if name != ds.name and load_dice_set(name).has_kind(unknown[0])), None)
-            hint = f"; it is a die of the {other} edition (--edition {other})" if other else ""
+            hint = f"; it is a die of the {other} edition" if other else ""
             raise AdviceError(f"no die kind {unknown[0]!r} in the {ds.name} set ({kinds}){hint}")
         if len(names) != round_no:
             raise AdviceError(f"round {round_no} needs a hand of {_dice(round_no)}, "

@@ -25,7 +25,7 @@ def run() -> None:
     if sys.stdout is None:  # started with standard output closed (``minodice ... >&-``)
         sys.stderr.write("minodice: cannot write the output: standard output is closed\n")
         sys.exit(1)
-    quiet_interrupts()  # until the command runs (its options are built first)
+    quiet_interrupts()  # until the command's group callback (Typer builds its commands first)
     try:
         app()
     except OSError as exc:

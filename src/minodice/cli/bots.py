@@ -93,11 +93,12 @@ def tournament(
     on_record = folder.write if folder is not None else None
     try:
         if sys.stderr.isatty():
-            with progress_bar() as progress:
+            with progress_bar(own_thread=False) as progress:
                 task = progress.add_task("Playing", total=games)
-                results = run_games(spec, workers,
-                                    lambda done: progress.update(task, completed=done), ray,
-                                    on_record)
+                results = run_games(
+                    spec, workers,
+                    lambda done: progress.update(task, completed=done, refresh=True), ray,
+                    on_record)
         else:
             results = run_games(spec, workers, ray_address=ray, on_record=on_record)
     except BotError as exc:

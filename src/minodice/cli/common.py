@@ -97,9 +97,12 @@ def data_path(variable: str, name: str) -> Path:
     return base / "minodice" / name
 
 
-def progress_bar() -> Progress:
-    """A progress bar on standard error, gone when done (shown only on a terminal)."""
-    return Progress(console=Console(stderr=True), transient=True)
+def progress_bar(own_thread: bool = True) -> Progress:
+    """A progress bar on standard error, gone when done (shown only on a terminal).
+    Without ``own_thread`` it is drawn only when updated with ``refresh=True``: a
+    thread started before a tournament's workers could take a Ctrl-C meant for the
+    command and drop it (:func:`minodice.play.tournament._interrupts_to_this_process_only`)."""
+    return Progress(console=Console(stderr=True), transient=True, auto_refresh=own_thread)
 
 
 def check_range(name: str, value: int, low: int, high: int | None = None) -> None:

@@ -36,6 +36,7 @@ from minodice.cli.common import (
     non_empty_path,
 )
 from minodice.core.errors import InvalidRecordError
+from minodice.core.names import shown_name
 from minodice.core.record import dumps_record, parse_record
 from minodice.files import read_text
 from minodice.i18n import LANGUAGES, language_from_env, translator
@@ -90,7 +91,8 @@ NAME_MAX = 24
 
 def player_names(names: Sequence[str], new_game: bool = True) -> list[str]:
     """The ``--name`` values as the players are called: without the blanks around them,
-    none empty, no two alike (not even as shown: an escape is shown as its text) and, in a
+    none empty, no two alike (not even as shown, by the server's rule: "Ana" and "ana", or
+    "Ana" with an invisible joiner, are one name to a reader) and, in a
     new game, at most :data:`NAME_MAX` characters (a resumed record's names are its own).
     A usage error (``BadParameter``) says which name is wrong and why."""
     cleaned: list[str] = []
@@ -102,7 +104,7 @@ def player_names(names: Sequence[str], new_game: bool = True) -> list[str]:
         if new_game and len(person) > NAME_MAX:
             raise typer.BadParameter(f"{shown!r} is longer than {NAME_MAX} characters",
                                      param_hint="--name")
-        if printable(person) in {printable(c) for c in cleaned}:
+        if shown_name(person) in {shown_name(c) for c in cleaned}:
             raise typer.BadParameter(f"{shown!r} is given twice", param_hint="--name")
         cleaned.append(person)
     return cleaned

@@ -21,3 +21,11 @@ def control(char: str) -> bool:
     is no :func:`joiner`."""
     category = unicodedata.category(char)
     return category in ("Cc", "Zl", "Zp") or (category == "Cf" and not joiner(char))
+
+
+def shown_name(name: str) -> str:
+    """A name as a reader tells it from another: without its invisible joiners and tags,
+    and without regard to case ("Bob", "bob" and "Bob\u200d" would be taken for one). Two
+    seats' names never have the same (the server numbers the second, the terminal refuses
+    it), as the terminal shows joiners as they are."""
+    return "".join(c for c in name if not joiner(c)).casefold()

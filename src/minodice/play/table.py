@@ -249,7 +249,7 @@ class Table:
             raise TableError(f"seat {names.index('') + 1} has no name")
         twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
         if twice is not None:
-            raise TableError(f"two seats are named {printable(twice)!r}: names must differ")
+            raise TableError(f"two seats are named '{printable(twice)}': names must differ")
         self.config = config
         self.seats = list(seats)
         self.chance = chance

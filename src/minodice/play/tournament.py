@@ -358,8 +358,11 @@ def _interrupts_to_this_process_only() -> Iterator[None]:
 
     A Ctrl-C that comes meanwhile is not lost (the tournament then played to its end, 2
     runs in 20): the signal is blocked too, and Linux keeps a blocked signal pending even
-    while it is ignored, so it arrives once the handler is back. (The workers start with
-    no signal blocked: Python's spawning unblocks them.)"""
+    while it is ignored, so it arrives once the handler is back. That holds for a signal
+    sent to this thread; one that the kernel hands to another thread of this process is
+    dropped while ignored, so the command starts no thread of its own before (its
+    progress bar draws without one). The threads and workers started meanwhile may keep
+    it blocked: they ignore it either way."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -406,10 +409,12 @@ def _run_games(
         sys.warnoptions.append(_TRACKER_QUIET)
     with ProcessPoolExecutor(max_workers=workers,
                              mp_context=multiprocessing.get_context("spawn")) as pool:
-        with _interrupts_to_this_process_only():
-            pending: set[Future[list[GameResult]]] = {
-                pool.submit(_play_many, spec, batch) for batch in batches}
+        pending: set[Future[list[GameResult]]] = set()
         try:
+            # (inside the try: a Ctrl-C kept for the end of the workers' start ends them
+            # too, instead of leaving the pool's exit to wait for every batch)
+            with _interrupts_to_this_process_only():
+                pending = {pool.submit(_play_many, spec, batch) for batch in batches}
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:

@@ -19,12 +19,13 @@ import json
 import logging
 import secrets
 import unicodedata
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from minodice.bots.protocol import BUILTIN_BOTS
 from minodice.core.fair import SCHEME_2, SEED_MAX, commitment, first_starter, seed_hash
-from minodice.core.names import control, joiner
+from minodice.core.names import control, shown_name
 from minodice.server.botpool import BotPool
 from minodice.server.room import Room, Settings, bot_seat_names, token_hash
 from minodice.server.rows import Seat, TableSettings
@@ -63,12 +64,6 @@ class ApiError(Exception):
 #: Letters and symbols that show as nothing (Hangul fillers, the braille blank): a name of
 #: them alone would be a blank name.
 BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-
-
-def shown_name(name: str) -> str:
-    """A name as a reader tells it from another: without its invisible joiners and tags,
-    and without regard to case ("Bob", "bob" and "Bob\u200d" would be taken for one)."""
-    return "".join(c for c in name if not joiner(c)).casefold()
 
 
 def clean_name(name: str) -> str:
@@ -130,6 +125,7 @@ class Lobby:
         # could fill all ``max_waiting`` and refuse every other new table (counted in this
         # process, of the tables it created: the creator is kept nowhere else).
         self.waiting_per_address = waiting_per_address
+        self._making: Counter[str] = Counter()  # tables being made that will wait, by creator
         self.expire_waiting = expire_waiting
         self.rooms: dict[str, Room] = {}
         self.damaged: dict[str, str] = {}  # table id -> why it could not be loaded
@@ -270,13 +266,15 @@ class Lobby:
                 raise ApiError(400, "bad_request",
                                f"unknown bot; this server offers {', '.join(BUILTIN_BOTS)}")
         waits = any(level is None for level in levels)
-        if waits and self.waiting() >= self.max_waiting:
+        if waits and self.waiting() + self._making.total() >= self.max_waiting:
             raise ApiError(503, "busy", f"{self.max_waiting} tables are waiting for players "
                            "already: join one, or try again later")
-        if waits and creator is not None and self.waiting(creator) >= self.waiting_per_address:
+        if (waits and creator is not None
+                and self.waiting(creator) + self._making[creator] >= self.waiting_per_address):
             raise ApiError(429, "rate_limited", f"{self.waiting_per_address} tables made from "
-                           "your address are waiting for players already: play or leave one "
-                           "of them first")
+                           "your address are waiting for players already: one more once one "
+                           "of them starts, or expires (nobody at it for "
+                           f"{self.expire_waiting / 60:g} minutes)")
         names = iter(bot_seat_names([]))
         # A bot's seed is "" (the default): the server's own part is its committed seed.
         seats = [Seat(name=next(names) if level is not None else None, bot=level,
@@ -292,23 +290,32 @@ class Lobby:
                 first_starter=first_starter(server_seed, players), rematch_of=rematch_of),
             seats=seats, host_token_hash=token_hash(host_token),
             server_seed=server_seed.hex(), commit=commitment(server_seed), seq=1)
-        epoch = None
-        if self.lease_new is not None:
-            try:  # leased before it exists: no other process can take it meanwhile
-                epoch = row.epoch = await self.lease_new(row.id)
-            except Exception as exc:
-                log.warning("a new table could not be leased: %s", _problem(exc))
-                raise _unsaved() from None
+        key = creator or ""
+        if waits:  # counted from here: requests at once, all before the first's table
+            self._making[key] += 1  # exists, would otherwise pass the caps together
         try:
-            await self.store.create_async(row)
-        except StoreError:
-            if self.on_forget is not None and epoch is not None:
-                self.on_forget(row.id)  # its lease goes too
-            raise _unsaved() from None
-        room = self.rooms[row.id] = self._new_room(row, epoch)
-        if creator is not None:
-            room.creator = creator
-            room.pool_key = f"address:{creator}"
+            epoch = None
+            if self.lease_new is not None:
+                try:  # leased before it exists: no other process can take it meanwhile
+                    epoch = row.epoch = await self.lease_new(row.id)
+                except Exception as exc:
+                    log.warning("a new table could not be leased: %s", _problem(exc))
+                    raise _unsaved() from None
+            try:
+                await self.store.create_async(row)
+            except StoreError:
+                if self.on_forget is not None and epoch is not None:
+                    self.on_forget(row.id)  # its lease goes too
+                raise _unsaved() from None
+            room = self.rooms[row.id] = self._new_room(row, epoch)
+            if creator is not None:
+                room.creator = creator
+                room.pool_key = f"address:{creator}"
+        finally:
+            if waits:
+                self._making[key] -= 1
+                if not self._making[key]:
+                    del self._making[key]
         if public and waits:
             self._list(room)
         return room, host_token

@@ -18,7 +18,7 @@ const ui = {
     const same = [...toaster.children].find((item) => item.textContent === message);
     const item = same || h("div", { class: "toast-item", role: "alert" }, message);
     if (same) clearTimeout(Number(same.dataset.timer));
-    else toaster.appendChild(item);
+    toaster.appendChild(item);  // (moved to the end: an alert inserted again is read again)
     item.dataset.timer = String(setTimeout(() => item.remove(), 6000));
   },
   go(path) {

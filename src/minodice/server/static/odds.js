@@ -55,7 +55,7 @@ export async function showOdds(root, ui) {
     // on a phone the answer opens below the screen: brought into sight, and read out
     const shown = document.getElementById("odds-answer");
     if (shown) {
-      shown.scrollIntoView({ block: "start" });
+      shown.scrollIntoView({ block: "nearest" });
       shown.querySelector("h2")?.focus({ preventScroll: true });
     }
   }

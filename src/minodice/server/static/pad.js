@@ -166,8 +166,10 @@ function showPadHome(root, ui) {
   h("fieldset", {}, h("legend", {}, _("Players (3 to 6, in seating order)")), names,
     h("button", { type: "button", id: "pad-add-player", onclick: (e) => {
       if (names.children.length < MAX_PLAYERS) addName();
-      // six is the most (R1): the button says so rather than doing nothing
+      // six is the most (R1): the button says so rather than doing nothing, and the
+      // keyboard goes on in the name just added (a disabled button would drop it)
       e.currentTarget.disabled = names.children.length >= MAX_PLAYERS;
+      names.lastElementChild.querySelector("input").focus();
     } }, _("Add a player"))),
   h("div", { class: "field" }, h("label", { for: "pad-edition" }, _("Edition")), edition),
   h("div", { class: "field" }, h("label", { for: "pad-variant" }, _("Scoring")), variant),
@@ -387,7 +389,7 @@ class PadGame {
             this.editing = i; this.draft = structuredClone(g.rounds[i]); this.stage = "tricks"; this.problems = []; this.render();
             // the round reopened is above the sheet: brought into sight, its heading read out
             const heading = this.root.querySelector(".pad-editor h2");
-            heading?.scrollIntoView({ block: "start" });
+            heading?.scrollIntoView({ block: "nearest" });
             heading?.focus({ preventScroll: true });
           } }, _("Correct")))))))),
       h("p", { class: "hint" }, _("Each cell: bid/won, points, running total.")));
