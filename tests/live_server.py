@@ -30,7 +30,8 @@ READY_TIMEOUT = 60.0  # seconds: a hang guard (a server loading thousands of tab
 # busy machine took over 30 s to answer)
 # A test suite is one client address doing what many people would: the per-address flood
 # limits are raised for it (tests/online/test_floods.py runs servers with the real ones).
-LENIENT = ("--connect-rate", "100", "--new-tables", "100000", "--read-rate", "1000")
+LENIENT = ("--connect-rate", "100", "--new-tables", "100000", "--read-rate", "1000",
+           "--waiting-per-address", "100000")
 GAME_TIMEOUT = 120.0  # seconds: a hang guard for a game of bots
 
 

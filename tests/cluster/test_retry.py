@@ -21,7 +21,8 @@ from minodice.client import ClientError
 
 from .conftest import Cluster, create
 
-OPEN = ("--http-rate", "100000", "--all-tables-rate", "100000", "--max-waiting", "100000")
+OPEN = ("--http-rate", "100000", "--all-tables-rate", "100000", "--max-waiting", "100000",
+        "--waiting-per-address", "100000")
 
 
 def test_a_burst_of_forwarded_joins_waits_for_redis_instead_of_failing(

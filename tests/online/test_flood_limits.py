@@ -103,7 +103,7 @@ async def test_waiting_tables_are_capped_in_all() -> None:
 
 
 async def test_one_address_cannot_fill_the_waiting_tables() -> None:
-    """Five addresses keeping their tables open could otherwise hold all ``max_waiting``
+    """A few addresses keeping their tables open could otherwise hold all ``max_waiting``
     and refuse everybody's new tables."""
     lobby = Lobby(Store("sqlite://"), InProcessPool(1),
                   Settings(bot_delay=0, grace=3600.0, clock=lambda: 1000.0),

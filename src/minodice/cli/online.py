@@ -80,7 +80,7 @@ def serve(
                                              "more are refused (busy).")] = 1000,
     waiting_per_address: Annotated[int, typer.Option(help="Tables made from one client "
                                                      "address waiting for players at once; "
-                                                     "more are refused.")] = 30,
+                                                     "more are refused.")] = 100,
     expire_waiting: Annotated[float, typer.Option(help="Minutes a waiting table nobody "
                                                   "joins or watches is kept.")] = 30.0,
     max_connections: Annotated[int, typer.Option(help="Open connections at most (fewer if "

@@ -170,7 +170,7 @@ class Caps:
     all_tables_burst: float = 100.0  # tables all addresses together may create at once ...
     all_tables_rate: float = 10.0    # ... and then a second
     max_waiting: int = 1000         # tables waiting for people, in all ...
-    waiting_per_address: int = 30   # ... and of those made from one address
+    waiting_per_address: int = 100  # ... and of those made from one address
     expire_waiting: float = 1800.0  # s: a waiting table nobody joins or watches expires
     sockets_per_seat: int = 4       # WebSockets one seat may hold open at once
     spectators: int = 50            # spectators' WebSockets at one table

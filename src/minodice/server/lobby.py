@@ -116,14 +116,16 @@ class Lobby:
 
     def __init__(self, store: Store, pool: BotPool, settings: Settings,
                  max_waiting: int = 1000, expire_waiting: float = 1800.0,
-                 waiting_per_address: int = 30) -> None:
+                 waiting_per_address: int = 100) -> None:
         self.store = store
         self.pool = pool
         self.settings = settings
         self.max_waiting = max_waiting
-        # Without it five addresses, each keeping its tables open with one socket apiece,
+        # Without it a few addresses, each keeping its tables open with one socket apiece,
         # could fill all ``max_waiting`` and refuse every other new table (counted in this
-        # process, of the tables it created: the creator is kept nowhere else).
+        # process, of the tables it created: the creator is kept nowhere else). Above the
+        # 60 new tables an address may make at once: a class behind one school's address
+        # may each make one.
         self.waiting_per_address = waiting_per_address
         self._making: Counter[str] = Counter()  # tables being made that will wait, by creator
         self.expire_waiting = expire_waiting
