@@ -6,7 +6,7 @@ and the round is played out with every player aiming at their bid — you includ
 each bid you might make. So the odds are those of a round actually played for that bid,
 not of dice compared in a fixed order.
 
->>> from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
+>>> from minodice.core.dice import load_dice_set
 >>> advice = advise(4, 3, 0, "red,griffin,gray", samples=20, seed=1)
 >>> advice.best_bid in advice.expected_score
 True

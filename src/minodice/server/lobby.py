@@ -312,7 +312,6 @@ class Lobby:
             room = self.rooms[row.id] = self._new_room(row, epoch)
             if creator is not None:
                 room.creator = creator
-                room.pool_key = f"address:{creator}"
         finally:
             if waits:
                 self._making[key] -= 1
@@ -552,8 +551,7 @@ class Lobby:
                     [seat_row.bot for seat_row in room.row.seats],
                     s.turn_seconds, False, s.advisor, held,
                     rematch_of=room.id)
-                new.pool_key = room.pool_key  # its bots wait their turns as the first game's
-                new.creator = room.creator
+                new.creator = room.creator  # its bots wait their turns as the first game's
                 try:
                     await room.set_rematch(new.id)
                 except StoreError:

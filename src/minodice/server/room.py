@@ -176,11 +176,9 @@ class Room:
         self.id = row.id
         self.store = store
         self.pool = pool
-        # Whose turn this table's bots wait for in the shared pool (:class:`~minodice.server.
-        # botpool.FairSlots`): its creator's address, set by the lobby when it is known;
-        # the table itself after a restart or a takeover (the address is kept nowhere).
-        self.pool_key = f"table:{row.id}"
-        self.creator: str | None = None  # that address, while it is known (Lobby.create)
+        # The client address that made it, set by the lobby when it is known (Lobby.create);
+        # None after a restart or a takeover (the address is kept nowhere).
+        self.creator: str | None = None
         self.settings = settings
         self.scheduler = settings.make_scheduler()
         self.lock = asyncio.Lock()  # the driver's too: one change of the table at a time
@@ -207,6 +205,13 @@ class Room:
             self._rebuild()
 
     # -- set-up and restore ----------------------------------------------------------------
+
+    @property
+    def pool_key(self) -> str:
+        """Whose turn this table's bots wait for in the shared pool
+        (:class:`~minodice.server.botpool.FairSlots`): its creator's address where it is
+        known, else the table itself."""
+        return f"address:{self.creator}" if self.creator is not None else f"table:{self.id}"
 
     @property
     def table(self) -> Table | None:
