@@ -12,6 +12,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -672,6 +673,9 @@ def test_ctrl_c_ends_a_tournament_with_workers_without_a_traceback(after: float)
                             # as from a terminal: a job started in the background of a
                             # script (as CI may be) inherits Ctrl-C ignored
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # timed from the interpreter's own start (its first milliseconds, before it takes
+    # Ctrl-C, any program dies of it: a stalled CI machine once took over 0.6 s there)
+    _wait_until_it_takes_ctrl_c(proc.pid)
     time.sleep(after)
     os.killpg(proc.pid, signal.SIGINT)
     sent = time.monotonic()
@@ -689,6 +693,21 @@ def test_ctrl_c_ends_a_tournament_with_workers_without_a_traceback(after: float)
                            "so far are kept"), err
 
 
+def _wait_until_it_takes_ctrl_c(pid: int) -> None:
+    """Until process ``pid`` catches or ignores SIGINT (Linux's /proc/PID/status)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return  # ended already: the test's own assertions say how
+        masks = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if (int(masks["SigCgt"], 16) | int(masks["SigIgn"], 16)) & (1 << (signal.SIGINT - 1)):
+            return
+        time.sleep(0.001)
+    raise AssertionError("the interpreter never took Ctrl-C")
+
+
 def test_ctrl_c_while_the_workers_start_ends_the_tournament_at_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C between two batches given out (while the workers ignore it as they start)
@@ -702,7 +721,10 @@ def test_ctrl_c_while_the_workers_start_ends_the_tournament_at_once(
     def submit_then_interrupt(self: Any, *args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         if len(calls) == 2:
-            os.kill(os.getpid(), signal.SIGINT)  # the terminal's Ctrl-C, kept pending
+            # the terminal's Ctrl-C, kept pending. To this thread: the command has no other
+            # thread then, but pytest may keep some from other tests, and the kernel hands a
+            # process-wide signal to one that does not block it, which drops it as ignored
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
         return submit(self, *args, **kwargs)
 
     monkeypatch.setattr(concurrent.futures.ProcessPoolExecutor, "submit",

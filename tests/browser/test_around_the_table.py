@@ -4,7 +4,7 @@ join page shows the table's settings; the closed chat counts the lines that came
 from __future__ import annotations
 
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Page, expect
 
 from live_server import LiveServer
 
@@ -13,6 +13,17 @@ from .conftest import Pages
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 PHONE = {"width": 360, "height": 640}
+
+
+async def take_seat(page: Page, url: str, name: str) -> None:
+    """Join as ``name`` and wait for the seat's own connection: a line typed while the page
+    reconnects after taking the seat is not sent (it stays in its field, "Not connected")."""
+    await page.goto(url)
+    await page.fill("#join-name", name)
+    await page.click(".join button[type=submit]")
+    await page.locator(".chat summary").wait_for()
+    await page.locator(".players .me, .seats .tag.you").first.wait_for()
+    await page.locator(".conn-online").wait_for()
 
 
 async def test_the_lobby_says_it_is_offline(server: LiveServer, pages: Pages) -> None:
@@ -44,13 +55,7 @@ async def test_the_closed_chat_counts_new_lines(server: LiveServer, pages: Pages
     table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
     ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
     for page, name in ((ana, "Ana"), (ben, "Ben")):
-        await page.goto(f"{server.base}/t/{table}")
-        await page.fill("#join-name", name)
-        await page.click(".join button[type=submit]")
-        await page.locator(".chat summary").wait_for()
-        # the seat's own socket is open (its view names the seat): a line sent while the
-        # page reconnects after taking the seat is not sent ("Not connected")
-        await page.locator(".players .me, .seats .tag.you").first.wait_for()
+        await take_seat(page, f"{server.base}/t/{table}", name)
     badge = ana.locator(".chat summary .unread")
     assert await badge.inner_text() == ""
     await ben.click(".chat summary")
@@ -71,10 +76,7 @@ async def test_lines_sent_again_on_a_reload_are_not_new(server: LiveServer,
     table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
     ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
     for page, name in ((ana, "Ana"), (ben, "Ben")):
-        await page.goto(f"{server.base}/t/{table}")
-        await page.fill("#join-name", name)
-        await page.click(".join button[type=submit]")
-        await page.locator(".chat summary").wait_for()
+        await take_seat(page, f"{server.base}/t/{table}", name)
     await ben.click(".chat summary")
 
     async def say(line: str) -> None:
@@ -99,3 +101,25 @@ async def test_lines_sent_again_on_a_reload_are_not_new(server: LiveServer,
     await ana.reload()
     await ana.get_by_text("one more").wait_for(state="attached")
     assert await badge.inner_text() == ""
+
+
+async def test_a_line_typed_while_offline_is_kept(own_server: LiveServer,
+                                                   pages: Pages) -> None:
+    """The field was emptied even when the line could not be sent: typed while the server
+    was away, it was lost. Now it stays, and goes once the connection is back."""
+    table = own_server.post("/api/tables",
+                            {"players": 3, "bots": [None, None, "easy"]})["table"]
+    ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
+    for page, name in ((ana, "Ana"), (ben, "Ben")):
+        await take_seat(page, f"{own_server.base}/t/{table}", name)
+    await ben.click(".chat summary")
+    own_server.kill9()
+    await ben.locator(".conn-reconnecting").wait_for(timeout=10_000)
+    await ben.fill("#chat-text", "still here?")
+    await ben.press("#chat-text", "Enter")
+    assert await ben.input_value("#chat-text") == "still here?"
+    own_server.start()
+    await ben.locator(".conn-online").wait_for(timeout=30_000)
+    await ben.press("#chat-text", "Enter")
+    await ana.get_by_text("still here?").wait_for(state="attached")
+    assert await ben.input_value("#chat-text") == ""

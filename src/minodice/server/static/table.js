@@ -145,9 +145,15 @@ class TablePage {
     };
   }
 
+  /** Whether the message went out: a line typed while the connection is down stays in its
+   * field, to be sent again once it is back. */
   send(message) {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
-    else this.ui.toast(_("Not connected; trying again…"));
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(message));
+      return true;
+    }
+    this.ui.toast(_("Not connected; trying again…"));
+    return false;
   }
 
   /** One answer per decision: a second tap on a die or a bid before the view moves on is
@@ -787,8 +793,7 @@ class TablePage {
       e.preventDefault();
       const text = input.value;
       if (!text.trim()) return;
-      this.send({ type: "chat", text });
-      input.value = "";
+      if (this.send({ type: "chat", text })) input.value = "";
     } }, input, h("button", { type: "submit" }, _("Send")));
     this.chatNote = h("p", { class: "hint" }, _("Spectators cannot chat."));
     this.chatForm.hidden = !this.seat;
