@@ -92,17 +92,22 @@ async def test_bid_odds_match_minodice_advise(server: LiveServer, pages: Pages) 
     await page.select_option("#odds-position", str(SEAT))
     assert f"Round {ROUND}: {ROUND} dice behind your screen." in \
         await page.locator("main").inner_text()
-    await page.get_by_role("button", name="Show the odds").click()
+    async with page.expect_response("**/api/advise") as asked:
+        await page.get_by_role("button", name="Show the odds").click()
+    served = await (await asked.value).json()
     answer = page.locator("#odds-answer")
     await answer.wait_for()
 
     rows = []
+    margins = []
     for row in await answer.locator("tbody tr").all():
         cells = [await c.inner_text() for c in await row.locator("td").all()]
-        assert re.fullmatch(r"\d+%", cells[1]), cells
+        chance = re.fullmatch(r"(\d+)%(?: ±(\d+))?", cells[1])
+        assert chance, cells
         assert re.fullmatch(r"[+-]\d+\.\d", cells[2]), cells
         is_best = "best" in (await row.get_attribute("class") or "")
-        rows.append((int(cells[0]), int(cells[1][:-1]) / 100, is_best))
+        rows.append((int(cells[0]), int(chance.group(1)) / 100, is_best))
+        margins.append(int(chance.group(2) or 0))
     model = await answer.locator(".model").inner_text()
     found = re.search(r"(\d+) simulated rounds for the best bid", model)
     assert found, model
@@ -112,6 +117,12 @@ async def test_bid_odds_match_minodice_advise(server: LiveServer, pages: Pages) 
     best = [bid for bid, _p, is_best in rows if is_best]
     assert len(best) == 1
     assert f"Best bid: {best[0]}" in await answer.locator("h2").inner_text()
+    # each chance with its margin of error: 95%, from the rounds that bid was simulated in
+    for (_bid, shown, _best), margin, bid in zip(rows, margins, served["bids"], strict=True):
+        n = bid["samples"]
+        assert abs(margin - 196 * math.sqrt(shown * (1 - shown) / n)) <= 1.5, (shown, n, margin)
+    assert max(margins) > 0
+    assert "± is the simulation's margin of error (95%)." in model
 
     reference = await reference_task
     assert [r["bid"] for r in reference["bids"]] == [bid for bid, _p, _b in rows] \
@@ -157,8 +168,10 @@ async def test_trick_odds_and_the_follow_rule(server: LiveServer, pages: Pages) 
         percent, note = [await c.inner_text() for c in await row.locator("td").all()]
         blocked = "blocked" in (await row.get_attribute("class") or "")
         # a die that may not be rolled is offered no chance at all
-        assert re.fullmatch("—" if blocked else r"\d+%", percent), percent
-        shown[kind] = (0.0 if blocked else int(percent[:-1]) / 100, note, blocked)
+        found_chance = re.fullmatch(r"(\d+)%(?: ±\d+)?", percent)
+        assert percent == "—" if blocked else found_chance, percent
+        shown[kind] = (0.0 if blocked or not found_chance
+                       else int(found_chance.group(1)) / 100, note, blocked)
     assert sorted(shown) == sorted(set(HAND))
     for kind, (_chance, note, blocked) in shown.items():
         illegal = kind in ("gray", "purple")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from live_server import LiveServer
 
@@ -25,6 +26,7 @@ from .pages import (
     BID,
     DIE,
     GAME_TIMEOUT,
+    Frames,
     decide,
     overflowing,
     play_until_mid_trick,
@@ -540,12 +542,20 @@ async def test_unknown_addresses_get_a_page_with_a_way_back(
 async def test_the_turn_clock_says_what_it_played_for_you(
         server: LiveServer, pages: Pages) -> None:
     page = await pages.new(viewport=PHONE, locale="en-GB")
+    frames = Frames.record(page)
     await sit(page, server, 3, "Ana", turn_seconds=5)
     urgent = page.locator("#deadline.urgent")
     await urgent.wait_for()
     assert "s left" in await urgent.inner_text()
     notice = page.locator("#notice")
-    await notice.wait_for(timeout=15_000)
+    try:
+        await notice.wait_for(timeout=15_000)
+    except PlaywrightTimeoutError:  # (once in CI: what the page was told, to find out why)
+        said = await page.locator("[aria-live]").all_inner_texts()
+        views = [(m["socket"], m["seq"], v["phase"], v["round"], v["turn"], v["to_act"],
+                  v["deadline"], v["has_bid"], [p.get("autoplay") for p in v["players"]])
+                 for m in frames.messages if m.get("type") == "view" for v in [m["view"]]]
+        raise AssertionError(f"no notice; the page said {said}; views {views[-8:]}") from None
     assert "Your time ran out: a bid of " in await notice.inner_text()
     assert await page.evaluate(AT_DECISION) == []
 

@@ -1,5 +1,6 @@
 // Small things around the table, kept out of table.js (the table's layout lives there):
-// the join page's summary of the table's settings, and the chat's count of unread lines.
+// the join page's summary of the table's settings, the chat's count of unread lines, and
+// a simulated chance with its margin of error (the table's advisor and the odds page).
 import { store } from "./api.js";
 import { h } from "./dom.js";
 import { _ } from "./i18n.js";
@@ -49,4 +50,16 @@ export function countUnread(details, key) {
     else if (line.at > seen) { unread++; show(); }
     return true;
   };
+}
+
+/** A simulated chance as a player reads it: "62%", and how far off the simulation may be
+ * ("±4", percentage points, 95%), so that two bids a point apart are not taken as ranked. */
+export function chanceWithMargin(chance, samples) {
+  const shown = `${Math.round(chance * 100)}%`;
+  const margin = samples > 0 ? Math.round(196 * Math.sqrt(chance * (1 - chance) / samples)) : 0;
+  return margin > 0 ? [shown, " ", h("small", { class: "margin" }, `±${margin}`)] : shown;
+}
+
+export function marginNote() {
+  return _("± is the simulation's margin of error (95%).");
 }

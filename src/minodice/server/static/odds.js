@@ -4,6 +4,7 @@
 import { api, diceSet, store } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
+import { chanceWithMargin, marginNote } from "./extras.js";
 import { _, decimal, word } from "./i18n.js";
 import { EDITIONS, ROUNDS } from "/meta.js";
 
@@ -139,21 +140,21 @@ export async function showOdds(root, ui) {
         h("h2", { tabindex: "-1" }, _("Best bid: {bid}", { bid: d.best_bid })),
         h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Bid")), h("th", { scope: "col" }, _("Makes it")), h("th", { scope: "col" }, _("Expected score")))),
           h("tbody", {}, d.bids.map((b) => h("tr", { class: b.bid === d.best_bid ? "best" : "" },
-            h("td", {}, String(b.bid)), h("td", {}, `${Math.round(b.make_chance * 100)}%`),
+            h("td", {}, String(b.bid)), h("td", {}, chanceWithMargin(b.make_chance, b.samples)),
             h("td", {}, decimal(b.expected_score, 1, true)))))),
         h("h3", {}, _("Tricks won when playing for {bid}:", { bid: d.best_bid })),
         h("ul", { class: "bars" }, d.tricks_distribution.map((p, k) => (p > 0 ? h("li", {},
           h("span", { class: "k" }, String(k)), h("span", { class: "bar", "data-w": Math.round(p * 100) }), h("span", {}, `${Math.round(p * 100)}%`)) : null))),
-        h("p", { class: "hint model" }, _("Model: the other dice are dealt at random from the dice you cannot see; everyone bids by their dice's strength (or as announced) and plays for their bid; {n} simulated rounds for the best bid, the others fewer.", { n: d.samples })));
+        h("p", { class: "hint model" }, _("Model: the other dice are dealt at random from the dice you cannot see; everyone bids by their dice's strength (or as announced) and plays for their bid; {n} simulated rounds for the best bid, the others fewer.", { n: d.samples }) + " " + marginNote()));
     }
     const d = a.data;
     return h("section", { class: "card advice", id: "odds-answer", "aria-live": "polite" },
       h("h2", { tabindex: "-1" }, _("Chance to take this trick")),
       h("table", {}, h("tbody", {}, d.dice.map((x) => h("tr", { class: x.legal ? "" : "blocked" },
         // a die that may not be rolled now gets no chance: it is not a choice
-        h("th", { scope: "row" }, word(x.die)), h("td", {}, x.legal ? `${Math.round(x.chance * 100)}%` : "—"),
+        h("th", { scope: "row" }, word(x.die)), h("td", {}, x.legal ? chanceWithMargin(x.chance, d.samples) : "—"),
         h("td", {}, x.legal ? "" : _("✗ follow {colour} (R9)", { colour: word(dice.kinds.find((k) => k.name === d.follow).colour) })))))),
-      h("p", { class: "hint model" }, _("Model: the {n} players still to roll hold as many dice as you, dealt at random from the dice not in sight, and each rolls a die they may roll (R9) at random; {samples} simulated tricks.", { n: d.later, samples: d.samples })));
+      h("p", { class: "hint model" }, _("Model: the {n} players still to roll hold as many dice as you, dealt at random from the dice not in sight, and each rolls a die they may roll (R9) at random; {samples} simulated tricks.", { n: d.later, samples: d.samples }) + " " + marginNote()));
   }
 
   function draw() {

@@ -21,6 +21,12 @@ export function roundPoints(bid, won, round, bonus, variant) {
   return { points: bid === 0 ? -10 * round : -10 * Math.abs(bid - won), bonus: 0 };
 }
 
+// The most griffin symbols one player can capture in a round (R14): the minotaur wins one
+// trick, where there are at most 3 griffins and no more than the other players' dice.
+export function maxGriffins(players) {
+  return Math.min(3, players - 1);
+}
+
 // What a player's bonus entries are worth (R14): griffins captured by the minotaur, and
 // the minotaur captured by a mermaid.
 export function bonusValue(griffins, mermaid) {
@@ -49,10 +55,9 @@ export function checkRound(round, entry, players, variant, stage = "scored") {
   if (total !== round) problems.push({ rule: "R11", key: "sum", total });
   const griffins = entry.griffins || [];
   const mermaid = entry.mermaid || [];
-  // 0 to 3 griffin symbols, and no more than the other dice in a trick (never negative)
   for (let p = 0; p < n; p++) {
     const g = griffins[p] === undefined ? 0 : griffins[p];
-    if (!Number.isInteger(g) || g < 0 || g > Math.min(3, n - 1)) problems.push({ rule: "R14", key: "griffins", player: p });
+    if (!Number.isInteger(g) || g < 0 || g > maxGriffins(n)) problems.push({ rule: "R14", key: "griffins", player: p });
   }
   if (variant === "simplified") {
     if (griffins.some((g) => g > 0) || mermaid.some(Boolean)) problems.push({ rule: "R15", key: "simplified" });

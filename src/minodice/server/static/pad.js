@@ -6,7 +6,7 @@ import { store } from "./api.js";
 import { h, replace } from "./dom.js";
 import { _, capital, lang, word } from "./i18n.js";
 import { EDITIONS, MAX_PLAYERS, MIN_PLAYERS } from "/meta.js";
-import { ROUNDS, bonusValue, checkRound, ranking, scoreGame } from "./pad-score.js";
+import { ROUNDS, bonusValue, checkRound, maxGriffins, ranking, scoreGame } from "./pad-score.js";
 
 // The editions by name: title and symbols (by role), from the server (/meta.js).
 const EDITION = Object.fromEntries(EDITIONS.map((e) => [e.name, e]));
@@ -292,7 +292,7 @@ class PadGame {
             h("label", { for: `griffins-${p}` }, capital(_("{griffin}s taken by the {minotaur}", { griffin, minotaur }))),
             h("select", { id: `griffins-${p}`, onchange: (e) => { entry.griffins[p] = Number(e.target.value); this.entered(); } },
               // at most the other players' dice of one trick, and the set's three griffins (R14)
-              Array.from({ length: Math.min(3, this.n - 1) + 1 }, (_x, k) => h("option", { value: k, selected: entry.griffins[p] === k }, String(k))))));
+              Array.from({ length: maxGriffins(this.n) + 1 }, (_x, k) => h("option", { value: k, selected: entry.griffins[p] === k }, String(k))))));
           parts.push(h("div", { class: "pad-field check" },
             h("input", { type: "checkbox", id: `mermaid-${p}`, checked: entry.mermaid[p],
               onchange: (e) => { entry.mermaid[p] = e.target.checked; this.entered(); } }),
@@ -329,7 +329,7 @@ class PadGame {
       sum: _("The tricks add up to {total}, but in round {n} they must add up to {n}", { total: p.total, n: r }),
       simplified: _("The simplified variant has no bonuses"),
       "one-minotaur": _("There is one {minotaur} die: only one bonus of it per round", { minotaur }),
-      griffins: _("{name}: at most {k} other dice in a trick", { name, k: Math.min(3, this.n - 1) }),
+      griffins: _("{name}: at most {k} other dice in a trick", { name, k: maxGriffins(this.n) }),
       "bonus-no-trick": _("{name}: a bonus needs a trick won", { name }),
     }[p.key];
     return `${text} (${p.rule})`;

@@ -4,7 +4,7 @@
 import { api, diceSet, errorText, keepFair, nameProblem, nameRefused, newSeed, serverNow, store, takeSeat } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
-import { countUnread, tableSettings } from "./extras.js";
+import { chanceWithMargin, countUnread, marginNote, tableSettings } from "./extras.js";
 import { verifyRecord } from "./fair.js";
 import { _, capital, decimal, word } from "./i18n.js";
 import { addLeaveButton } from "./mine.js";
@@ -624,9 +624,9 @@ class TablePage {
       h("p", {}, h("strong", {}, _("Best bid: {bid}", { bid: a.best_bid }))),
       h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, _("Bid")), h("th", {}, _("Makes it")), h("th", {}, _("Expected score")))),
         h("tbody", {}, a.bids.map((b) => h("tr", { class: b.bid === a.best_bid ? "best" : "" },
-          h("td", {}, String(b.bid)), h("td", {}, `${Math.round(b.make_chance * 100)}%`),
+          h("td", {}, String(b.bid)), h("td", {}, chanceWithMargin(b.make_chance, b.samples)),
           h("td", {}, decimal(b.expected_score, 1, true)))))),
-      h("p", { class: "hint" }, adviceBasis(a)));
+      h("p", { class: "hint" }, adviceBasis(a), " ", marginNote()));
   }
 
   /** The last round's result, over the middle of the table (never pushing the seats or the
