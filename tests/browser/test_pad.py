@@ -11,6 +11,7 @@ offline; and the pad is shown in German.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import io
 import json
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from live_server import LiveServer
 from minodice.core.actions import Bid
@@ -929,6 +931,37 @@ async def test_a_correction_comes_into_sight_and_can_be_left_unchanged(
     await page.reload()
     await page.locator("#bid-0").wait_for()
     assert await page.locator(".pad-grid tbody").inner_text() == before
+
+
+async def test_leaving_with_a_correction_not_scored_asks_first(server: LiveServer,
+                                                               pages: Pages) -> None:
+    """A correction is kept apart until it is scored, and a reload dropped it without a
+    word. Now the browser asks first (beforeunload); unchanged, or left as it was, it
+    does not."""
+    page = await pages.new(viewport={"width": 360, "height": 640})
+    await open_stored(page, server, stored_pad(["Ana", "Ben", "Cleo", "Dan"], 3))
+    asked: list[str] = []
+
+    async def stay(dialog: Dialog) -> None:
+        asked.append(dialog.type)
+        await dialog.dismiss()  # "Stay on page"
+
+    page.on("dialog", stay)
+    await page.locator("#edit-1").click()
+    await page.reload()          # opened, nothing changed: nothing to lose
+    await page.locator("#bid-0").wait_for()
+    assert asked == []
+    await page.locator("#edit-1").click()
+    await set_stepper(page, "#won-0", "Tricks won by Ana", 0)
+    with contextlib.suppress(PlaywrightTimeoutError):  # staying, the reload never ends
+        await page.reload(timeout=3_000)
+    assert asked == ["beforeunload"]
+    assert "Round 1 of 8" in await page.locator(".pad-editor h2").inner_text()
+    assert await page.locator("#won-0").inner_text() == "0"
+    await page.locator("#pad-keep").click()
+    await page.reload()
+    await page.locator("#bid-0").wait_for()
+    assert asked == ["beforeunload"]
 
 
 async def test_on_a_wide_screen_the_sheet_stands_beside_the_round(server: LiveServer,

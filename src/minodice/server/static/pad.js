@@ -35,6 +35,18 @@ function saveGame(game, { replace: replacing = false } = {}) {
 const cannotKeep = () => _("This device could not save it: its storage is full or turned off.");
 // The one pad game listening for other tabs' changes (the page shows one at a time).
 let listening = null;
+
+// A correction is kept apart until it is scored (stored, it would change the sheet before
+// it is checked), so a reload or a closed tab would drop it: leaving the page with one
+// that changes its round asks first, as a form with unsaved changes does.
+let correcting = null;
+window.addEventListener("beforeunload", (event) => {
+  if (correcting && correcting.unsavedCorrection()) {
+    event.preventDefault();
+    event.returnValue = "";
+  }
+});
+
 function newId() {
   const a = new Uint8Array(6);
   crypto.getRandomValues(a);
@@ -210,6 +222,7 @@ class PadGame {
     };
     if (listening) window.removeEventListener("storage", listening);
     listening = this.onStorage;
+    correcting = this;
     window.addEventListener("storage", this.onStorage);
   }
 
@@ -253,6 +266,14 @@ class PadGame {
   // until it is scored).
   entered() {
     if (this.draft || this.save()) this.render();
+  }
+
+  /** A correction open on the page shown that differs from the round as scored. */
+  unsavedCorrection() {
+    const here = location.pathname === "/pad" && new URLSearchParams(location.search).get("game") === this.game.id;
+    const scored = this.game.rounds[this.editing];
+    return here && Boolean(this.draft) && Boolean(scored)
+      && ["bids", "won", "griffins", "mermaid"].some((k) => JSON.stringify(this.draft[k]) !== JSON.stringify(scored[k]));
   }
 
   get n() { return this.game.players.length; }
