@@ -675,7 +675,7 @@ def test_ctrl_c_ends_a_tournament_with_workers_without_a_traceback(after: float)
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # timed from the interpreter's own start (its first milliseconds, before it takes
     # Ctrl-C, any program dies of it: a stalled CI machine once took over 0.6 s there)
-    _wait_until_it_takes_ctrl_c(proc.pid)
+    _wait_until_it_takes_ctrl_c(proc)
     time.sleep(after)
     os.killpg(proc.pid, signal.SIGINT)
     sent = time.monotonic()
@@ -693,14 +693,16 @@ def test_ctrl_c_ends_a_tournament_with_workers_without_a_traceback(after: float)
                            "so far are kept"), err
 
 
-def _wait_until_it_takes_ctrl_c(pid: int) -> None:
-    """Until process ``pid`` catches or ignores SIGINT (Linux's /proc/PID/status)."""
+def _wait_until_it_takes_ctrl_c(proc: subprocess.Popen[str]) -> None:
+    """Until ``proc`` catches or ignores SIGINT (Linux's /proc/PID/status)."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return  # ended already (its status would be a zombie's): the assertions say how
         try:
-            status = Path(f"/proc/{pid}/status").read_text()
+            status = Path(f"/proc/{proc.pid}/status").read_text()
         except OSError:
-            return  # ended already: the test's own assertions say how
+            return
         masks = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
         if (int(masks["SigCgt"], 16) | int(masks["SigIgn"], 16)) & (1 << (signal.SIGINT - 1)):
             return

@@ -47,6 +47,13 @@ def web_samples(players: int, round_no: int) -> int:
                        WEB_ADVICE_BUDGET // ((round_no + 1) * players * round_no)))
 
 
+def wilson_margin(p: float, n: int, z: float = 1.96) -> float:
+    """The farther end of the 95% Wilson interval from ``p`` (what the page shows as ±)."""
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(p - (centre - half), centre + half - p)
+
+
 def first_look(samples: int) -> int:
     """The rounds every bid gets (``advisor.advise``: the best three get ``samples`` more)."""
     return max(10, samples // 2)
@@ -118,10 +125,9 @@ async def test_bid_odds_match_minodice_advise(server: LiveServer, pages: Pages) 
     assert len(best) == 1
     assert f"Best bid: {best[0]}" in await answer.locator("h2").inner_text()
     # each chance with its margin of error: 95%, from the rounds that bid was simulated in
-    for (_bid, shown, _best), margin, bid in zip(rows, margins, served["bids"], strict=True):
-        n = bid["samples"]
-        assert abs(margin - 196 * math.sqrt(shown * (1 - shown) / n)) <= 1.5, (shown, n, margin)
-    assert max(margins) > 0
+    for (_bid, _shown, _best), margin, bid in zip(rows, margins, served["bids"], strict=True):
+        expected = 100 * wilson_margin(bid["make_chance"], bid["samples"])
+        assert abs(margin - expected) <= 0.6, (bid, margin, expected)
     assert "± is the simulation's margin of error (95%)." in model
 
     reference = await reference_task
@@ -158,7 +164,9 @@ async def test_trick_odds_and_the_follow_rule(server: LiveServer, pages: Pages) 
     await page.get_by_role("button", name="Add", exact=True).click()
     await page.locator(".rolls .roll").wait_for()
     assert "Follow: red" in await page.locator("main").inner_text()
-    await page.get_by_role("button", name="Show the odds").click()
+    async with page.expect_response("**/api/odds/trick") as asked:
+        await page.get_by_role("button", name="Show the odds").click()
+    served = await (await asked.value).json()
     answer = page.locator("#odds-answer")
     await answer.wait_for()
 
@@ -168,8 +176,12 @@ async def test_trick_odds_and_the_follow_rule(server: LiveServer, pages: Pages) 
         percent, note = [await c.inner_text() for c in await row.locator("td").all()]
         blocked = "blocked" in (await row.get_attribute("class") or "")
         # a die that may not be rolled is offered no chance at all
-        found_chance = re.fullmatch(r"(\d+)%(?: ±\d+)?", percent)
+        found_chance = re.fullmatch(r"(\d+)%(?: ±(\d+))?", percent)
         assert percent == "—" if blocked else found_chance, percent
+        if found_chance:
+            chance = next(d["chance"] for d in served["dice"] if d["die"] == kind)
+            expected = 100 * wilson_margin(chance, served["samples"])
+            assert abs(int(found_chance.group(2) or 0) - expected) <= 0.6, (kind, percent)
         shown[kind] = (0.0 if blocked or not found_chance
                        else int(found_chance.group(1)) / 100, note, blocked)
     assert sorted(shown) == sorted(set(HAND))

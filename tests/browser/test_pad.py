@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+from playwright.async_api import expect
 
 from live_server import LiveServer
 from minodice.core.actions import Bid
@@ -935,22 +936,29 @@ async def test_a_correction_comes_into_sight_and_can_be_left_unchanged(
 
 async def test_leaving_with_a_correction_not_scored_asks_first(server: LiveServer,
                                                                pages: Pages) -> None:
-    """A correction is kept apart until it is scored, and a reload dropped it without a
-    word. Now the browser asks first (beforeunload); unchanged, or left as it was, it
-    does not."""
+    """A correction is kept apart until it is scored, and leaving the page dropped it
+    without a word. Now a reload asks first (the browser's beforeunload), and so do the
+    app's own links and Back (a confirm); unchanged, or left as it was, nothing asks."""
     page = await pages.new(viewport={"width": 360, "height": 640})
     await open_stored(page, server, stored_pad(["Ana", "Ben", "Cleo", "Dan"], 3))
     asked: list[str] = []
+    leave = False
 
     async def stay(dialog: Dialog) -> None:
         asked.append(dialog.type)
-        await dialog.dismiss()  # "Stay on page"
+        if dialog.type == "confirm":
+            assert dialog.message == "Leave without scoring the correction of round 1?"
+        await (dialog.accept() if leave else dialog.dismiss())  # else "Stay on page"
 
     page.on("dialog", stay)
     await page.locator("#edit-1").click()
     await page.reload()          # opened, nothing changed: nothing to lose
     await page.locator("#bid-0").wait_for()
     assert asked == []
+    # to the list and back to the game in the app, so that Back stays in the app
+    game = page.url.removeprefix(server.base)
+    await page.get_by_role("link", name="All games").click()
+    await page.locator(f'a[href="{game}"]').click()
     await page.locator("#edit-1").click()
     await set_stepper(page, "#won-0", "Tricks won by Ana", 0)
     with contextlib.suppress(PlaywrightTimeoutError):  # staying, the reload never ends
@@ -958,10 +966,25 @@ async def test_leaving_with_a_correction_not_scored_asks_first(server: LiveServe
     assert asked == ["beforeunload"]
     assert "Round 1 of 8" in await page.locator(".pad-editor h2").inner_text()
     assert await page.locator("#won-0").inner_text() == "0"
+    url = page.url
+    await page.get_by_role("link", name="All games").click()   # the app's own link
+    async with page.expect_event("dialog"):
+        await page.evaluate("history.back()")                    # Back, within the app
+    await expect(page.locator("#won-0")).to_have_text("0")
+    assert asked == ["beforeunload", "confirm", "confirm"]
+    assert page.url == url
+    assert "Round 1 of 8" in await page.locator(".pad-editor h2").inner_text()
+    assert await page.locator("#won-0").inner_text() == "0"
     await page.locator("#pad-keep").click()
     await page.reload()
     await page.locator("#bid-0").wait_for()
-    assert asked == ["beforeunload"]
+    assert asked == ["beforeunload", "confirm", "confirm"]
+    await page.locator("#edit-1").click()       # changed again, and left on purpose
+    await set_stepper(page, "#won-0", "Tricks won by Ana", 0)
+    leave = True
+    await page.get_by_role("link", name="All games").click()
+    await page.locator(".pad-names").wait_for()
+    assert asked[-1] == "confirm"
 
 
 async def test_on_a_wide_screen_the_sheet_stands_beside_the_round(server: LiveServer,

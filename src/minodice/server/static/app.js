@@ -10,6 +10,15 @@ import { levelOptions, showTable } from "./table.js";
 const root = document.getElementById("app");
 const toaster = document.getElementById("toast");
 let leaveCurrent = () => {};
+// What the page shown would lose if left now (a question to ask), or null: set by a page
+// with work not yet kept (the pad's correction); asked before the app moves to another page.
+let unkept = () => null;
+let shownPath = location.pathname + location.search;
+
+function mayLeave() {
+  const question = unkept();
+  return !question || window.confirm(question);
+}
 
 const ui = {
   toast(message) {
@@ -22,12 +31,17 @@ const ui = {
     item.dataset.timer = String(setTimeout(() => item.remove(), 6000));
   },
   go(path) {
+    if (!mayLeave()) return;
     history.pushState({}, "", path);
     route();
   },
+  /** ``check`` says what leaving the page shown now would lose (null: nothing). */
+  askBeforeLeaving(check) { unkept = check; },
 };
 
 async function route() {
+  unkept = () => null;
+  shownPath = location.pathname + location.search;
   leaveCurrent();
   leaveCurrent = () => {};
   renderNav();
@@ -223,7 +237,11 @@ async function showAbout() {
 
 // -- start -------------------------------------------------------------------------------------
 
-window.addEventListener("popstate", route);
+window.addEventListener("popstate", () => {
+  // Back or Forward has moved the address already: put it back to stay
+  if (!mayLeave()) { history.pushState({}, "", shownPath); return; }
+  route();
+});
 // Offline: the service worker keeps the pages and their words for the score pad. It is
 // registered once the page has loaded and drawn, so that its copying of every file does
 // not compete with a table's first view.

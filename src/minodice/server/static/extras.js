@@ -53,11 +53,20 @@ export function countUnread(details, key) {
 }
 
 /** A simulated chance as a player reads it: "62%", and how far off the simulation may be
- * ("±4", percentage points, 95%), so that two bids a point apart are not taken as ranked. */
+ * ("±4", percentage points), so that two bids a point apart are not taken as ranked. The
+ * margin is the farther end of the 95% Wilson interval: a chance never seen in 60 rounds
+ * ("0%") may still be 6%, where the plain ±1.96·√(p(1−p)/n) would say ±0. */
 export function chanceWithMargin(chance, samples) {
   const shown = `${Math.round(chance * 100)}%`;
-  const margin = samples > 0 ? Math.round(196 * Math.sqrt(chance * (1 - chance) / samples)) : 0;
+  const margin = samples > 0 ? Math.round(100 * wilsonMargin(chance, samples)) : 0;
   return margin > 0 ? [shown, " ", h("small", { class: "margin" }, `±${margin}`)] : shown;
+}
+
+export function wilsonMargin(p, n, z = 1.96) {
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+  return Math.max(p - (centre - half), centre + half - p);
 }
 
 export function marginNote() {

@@ -37,8 +37,9 @@ const cannotKeep = () => _("This device could not save it: its storage is full o
 let listening = null;
 
 // A correction is kept apart until it is scored (stored, it would change the sheet before
-// it is checked), so a reload or a closed tab would drop it: leaving the page with one
-// that changes its round asks first, as a form with unsaved changes does.
+// it is checked), so leaving the page would drop it: with one that changes its round, a
+// reload or a closed tab asks first, as a form with unsaved changes does (and so does the
+// app's own navigation: ui.askBeforeLeaving).
 let correcting = null;
 window.addEventListener("beforeunload", (event) => {
   if (correcting && correcting.unsavedCorrection()) {
@@ -223,6 +224,9 @@ class PadGame {
     if (listening) window.removeEventListener("storage", listening);
     listening = this.onStorage;
     correcting = this;
+    // (asked while this page is shown: on Back, the address has already moved on)
+    ui.askBeforeLeaving(() => (this.changedCorrection()
+      ? _("Leave without scoring the correction of round {n}?", { n: this.editing + 1 }) : null));
     window.addEventListener("storage", this.onStorage);
   }
 
@@ -252,6 +256,7 @@ class PadGame {
     if (result === "deleted") {
       window.removeEventListener("storage", this.onStorage);
       this.ui.toast(_("This game was deleted in another tab or window."));
+      this.draft = null;  // nothing left to correct: not asked about
       this.ui.go("/pad");
       return false;
     }
@@ -268,12 +273,17 @@ class PadGame {
     if (this.draft || this.save()) this.render();
   }
 
-  /** A correction open on the page shown that differs from the round as scored. */
+  /** A correction open that differs from the round as scored. */
+  changedCorrection() {
+    const scored = this.game.rounds[this.editing];
+    return Boolean(this.draft) && Boolean(scored)
+      && ["bids", "won", "griffins", "mermaid"].some((k) => JSON.stringify(this.draft[k]) !== JSON.stringify(scored[k]));
+  }
+
+  /** The same, on the page shown (the app may have moved on to another page since). */
   unsavedCorrection() {
     const here = location.pathname === "/pad" && new URLSearchParams(location.search).get("game") === this.game.id;
-    const scored = this.game.rounds[this.editing];
-    return here && Boolean(this.draft) && Boolean(scored)
-      && ["bids", "won", "griffins", "mermaid"].some((k) => JSON.stringify(this.draft[k]) !== JSON.stringify(scored[k]));
+    return here && this.changedCorrection();
   }
 
   get n() { return this.game.players.length; }

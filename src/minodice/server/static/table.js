@@ -146,7 +146,7 @@ class TablePage {
   }
 
   /** Whether the message went out: a line typed while the connection is down stays in its
-   * field, to be sent again once it is back. */
+   * field, for its writer to send again once it is back. */
   send(message) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify(message));
