@@ -11,7 +11,8 @@ const root = document.getElementById("app");
 const toaster = document.getElementById("toast");
 let leaveCurrent = () => {};
 // What the page shown would lose if left now (a question to ask), or null: set by a page
-// with work not yet kept (the pad's correction); asked before the app moves to another page.
+// with work not yet kept (the pad's correction); asked before the app moves to another page
+// (a link, Back), and by the browser before a reload or a closed tab.
 let unkept = () => null;
 let shownPath = location.pathname + location.search;
 
@@ -237,6 +238,12 @@ async function showAbout() {
 
 // -- start -------------------------------------------------------------------------------------
 
+window.addEventListener("beforeunload", (event) => {
+  if (unkept()) {
+    event.preventDefault();
+    event.returnValue = "";  // (older browsers ask only when it is set)
+  }
+});
 window.addEventListener("popstate", () => {
   // Back or Forward has moved the address already: put it back to stay
   if (!mayLeave()) { history.pushState({}, "", shownPath); return; }

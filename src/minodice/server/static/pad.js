@@ -36,18 +36,6 @@ const cannotKeep = () => _("This device could not save it: its storage is full o
 // The one pad game listening for other tabs' changes (the page shows one at a time).
 let listening = null;
 
-// A correction is kept apart until it is scored (stored, it would change the sheet before
-// it is checked), so leaving the page would drop it: with one that changes its round, a
-// reload or a closed tab asks first, as a form with unsaved changes does (and so does the
-// app's own navigation: ui.askBeforeLeaving).
-let correcting = null;
-window.addEventListener("beforeunload", (event) => {
-  if (correcting && correcting.unsavedCorrection()) {
-    event.preventDefault();
-    event.returnValue = "";
-  }
-});
-
 function newId() {
   const a = new Uint8Array(6);
   crypto.getRandomValues(a);
@@ -223,8 +211,9 @@ class PadGame {
     };
     if (listening) window.removeEventListener("storage", listening);
     listening = this.onStorage;
-    correcting = this;
-    // (asked while this page is shown: on Back, the address has already moved on)
+    // A correction is kept apart until it is scored (stored, it would change the sheet
+    // before it is checked), so leaving the page would drop it: with one that changes its
+    // round, leaving asks first, as a form with unsaved changes does.
     ui.askBeforeLeaving(() => (this.changedCorrection()
       ? _("Leave without scoring the correction of round {n}?", { n: this.editing + 1 }) : null));
     window.addEventListener("storage", this.onStorage);
@@ -278,12 +267,6 @@ class PadGame {
     const scored = this.game.rounds[this.editing];
     return Boolean(this.draft) && Boolean(scored)
       && ["bids", "won", "griffins", "mermaid"].some((k) => JSON.stringify(this.draft[k]) !== JSON.stringify(scored[k]));
-  }
-
-  /** The same, on the page shown (the app may have moved on to another page since). */
-  unsavedCorrection() {
-    const here = location.pathname === "/pad" && new URLSearchParams(location.search).get("game") === this.game.id;
-    return here && this.changedCorrection();
   }
 
   get n() { return this.game.players.length; }
