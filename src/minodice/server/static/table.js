@@ -81,6 +81,7 @@ class TablePage {
     this.summaryFor = store.get(`summary.${this.id}`, 0);
     this.holdUntil = 0;             // a finished trick stays on the table until then
     this.held = null;               // the newest view, waiting for that moment
+    this.heldTimeouts = [];         // what the turn clock did in the views passed over meanwhile
     this.sentTurn = null;           // the decision this page answered already (a double tap)
     this.notice = null;             // what the turn clock did: {text, until}
     this.fairness = null;
@@ -177,6 +178,9 @@ class TablePage {
       // A finished trick stays readable: what follows it waits until its time is up.
       const wait = this.holdUntil - Date.now();
       if ((wait > 0 || this.gathering) && message.view.status === "playing") {
+        // only the newest is shown then: what the clock did in the one it replaces is kept
+        const passed = this.held || this.view;
+        if (passed) this.heldTimeouts.push(...this.timeouts(passed, message.view, this.rolledSince(passed, message.view)));
         this.held = message.view;
         clearTimeout(this.holdTimer);
         if (!this.gathering) this.holdTimer = setTimeout(() => this.release(), wait);
@@ -740,9 +744,8 @@ class TablePage {
     const names = this.names();
     const lines = [];
     const done = this.lastTrick(v);
-    const finished = Boolean(done) && v.tricks.length + v.history.length * 100 >
-      (before.tricks || []).length + (before.history || []).length * 100;
-    const rolled = v.trick.length ? v.trick : (finished ? done.rolls : []);
+    const finished = this.finishedSince(before, v);
+    const rolled = this.rolledSince(before, v);
     const sameTrick = finished || (v.tricks.length === (before.tricks || []).length && v.round === before.round);
     for (const r of rolled.slice(sameTrick ? (before.trick || []).length : 0)) {
       lines.push(_("{name} rolled {die}: {face}", { name: names[r.seat], die: word(r.die), face: word(r.face) }));
@@ -751,13 +754,25 @@ class TablePage {
     if (v.bids.every((b) => b !== null) && before.bids && before.bids.some((b) => b === null) && v.round === before.round) {
       lines.push(_("Bids revealed: {bids}", { bids: v.bids.map((b, i) => `${names[i]} ${b}`).join(", ") }));
     }
-    const timeouts = this.timeouts(before, v, rolled);
+    const timeouts = [...new Set([...this.heldTimeouts, ...this.timeouts(before, v, rolled)])];
+    this.heldTimeouts = [];
     if (timeouts.length) {
       this.notice = { text: timeouts.join(" "), until: Date.now() + 10000 };
       lines.unshift(...timeouts);
     }
     if (lines.length) this.live.textContent = lines.join(". ");
     return finished;
+  }
+
+  /** Whether a trick was finished between views ``before`` and ``v``. */
+  finishedSince(before, v) {
+    return Boolean(this.lastTrick(v)) && v.tricks.length + v.history.length * 100 >
+      (before.tricks || []).length + (before.history || []).length * 100;
+  }
+
+  /** The rolls ``v`` shows of its trick, or of the trick finished since ``before``. */
+  rolledSince(before, v) {
+    return v.trick.length ? v.trick : (this.finishedSince(before, v) ? this.lastTrick(v).rolls : []);
   }
 
   /** The turn clock ran out for whom, and what the stand-in did for them (a bid stays
