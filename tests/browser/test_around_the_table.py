@@ -3,6 +3,9 @@ join page shows the table's settings; the closed chat counts the lines that came
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 from playwright.async_api import Page, expect
 
@@ -122,4 +125,35 @@ async def test_a_line_typed_while_offline_is_kept(own_server: LiveServer,
     await ben.locator(".conn-online").wait_for(timeout=30_000)
     await ben.press("#chat-text", "Enter")
     await ana.get_by_text("still here?").wait_for(state="attached")
-    assert await ben.input_value("#chat-text") == ""
+    await expect(ben.locator("#chat-text")).to_have_value("")
+
+
+async def test_a_line_sent_into_a_dead_connection_is_kept(own_server: LiveServer,
+                                                          pages: Pages) -> None:
+    """A connection that died without closing takes what is sent into it: the page cannot
+    tell the line was lost. The line leaves its field only once the server relays it back;
+    the second Enter on the same connection does not say it twice."""
+    table = own_server.post("/api/tables",
+                            {"players": 3, "bots": [None, None, "easy"]})["table"]
+    ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
+    for page, name in ((ana, "Ana"), (ben, "Ben")):
+        await take_seat(page, f"{own_server.base}/t/{table}", name)
+    await ben.click(".chat summary")
+    assert own_server.proc is not None
+    os.kill(own_server.proc.pid, signal.SIGSTOP)   # open sockets, nobody answering
+    try:
+        await ben.fill("#chat-text", "anyone?")
+        await ben.press("#chat-text", "Enter")
+        await ben.press("#chat-text", "Enter")
+        await ben.wait_for_timeout(500)
+        assert await ben.input_value("#chat-text") == "anyone?"
+        assert await ben.locator(".conn-online").count() == 1   # the page saw nothing wrong
+    finally:
+        own_server.kill9()   # what was sent dies with it
+    own_server.start()
+    await ben.locator(".conn-online").wait_for(timeout=30_000)
+    assert await ben.input_value("#chat-text") == "anyone?"
+    await ben.press("#chat-text", "Enter")
+    await expect(ben.locator("#chat-text")).to_have_value("")
+    await ana.get_by_text("anyone?").wait_for(state="attached")
+    assert await ana.locator(".chat-log li").count() == 1

@@ -808,8 +808,11 @@ class TablePage {
       e.preventDefault();
       const text = input.value;
       if (!text.trim()) return;
-      if (this.send({ type: "chat", text })) input.value = "";
+      // on its way on this connection already: a second Enter would say it twice
+      if (this.pendingChat && this.pendingChat.text === text && this.pendingChat.ws === this.ws) return;
+      if (this.send({ type: "chat", text })) this.pendingChat = { text, ws: this.ws };
     } }, input, h("button", { type: "submit" }, _("Send")));
+    this.chatInput = input;
     this.chatNote = h("p", { class: "hint" }, _("Spectators cannot chat."));
     this.chatForm.hidden = !this.seat;
     this.chatNote.hidden = Boolean(this.seat);
@@ -818,8 +821,17 @@ class TablePage {
     return chat;
   }
 
+  /** A line leaves its field only once the server has relayed it back: a connection that
+   * died unnoticed takes what is sent into it with it, and the line would be lost. Until
+   * then it stays, to be sent again once the connection is back (a reconnect shows the
+   * lines kept, so one that did arrive clears its field then). */
   addChat(message) {
     if (!this.unread(message)) return;   // sent again on a reconnect: shown already
+    const pending = this.pendingChat;
+    if (pending && this.seat && message.seat === this.seat.seat && message.text === pending.text) {
+      if (this.chatInput.value === pending.text) this.chatInput.value = "";
+      this.pendingChat = null;
+    }
     this.chatLog.appendChild(h("li", {}, h("strong", {}, message.name), ": ", message.text));
     while (this.chatLog.children.length > 100) this.chatLog.firstChild.remove();
     this.chatLog.scrollTop = this.chatLog.scrollHeight;
