@@ -32,7 +32,7 @@ from minodice.core.state import CHANCE, GameState
 
 from .conftest import Pages
 from .pages import visible_texts
-from .test_languages import untranslated
+from .test_languages import tr, untranslated
 
 if TYPE_CHECKING:
     from playwright.async_api import Dialog, FilePayload, Page
@@ -561,7 +561,7 @@ async def test_worked_game_through_the_pad(own_server: LiveServer, pages: Pages,
     bad_files: list[tuple[str, bytes, str]] = [
         ("broken.json", b'{"format": "minodice-pad", "version": 1, ', "JSON"),
         ("rules.json", json.dumps(spoilt).encode(),
-         "round 5 breaks the rules: the tricks do not add up to the round (R11)"),
+         "round 5: The tricks add up to 6, but in round 5 they must add up to 5 (R11)"),
         ("long.json", json.dumps({**exported, "id": "long", "players": [
             "Wolfeschlegelsteinhausenberger", *exported["players"][1:]]}).encode(),
          "a name is at most 24 characters, not 30"),
@@ -590,8 +590,8 @@ async def test_worked_game_through_the_pad(own_server: LiveServer, pages: Pages,
     negative = {**scored[0], "griffins": [-2, 0, 0, 0]}  # Ana 1/1: no minus bonus (R14)
     for name, file_rounds, why in (("middle", [scored[0], not_done, scored[2]],
                                     "round 2 is not scored, round 3 is"),
-                                   ("negative", [negative], "round 1 breaks the rules: more "
-                                    "griffins than other dice (R14)")):
+                                   ("negative", [negative], "round 1: Ana: at most 3 other "
+                                    "dice in a trick (R14)")):
         await other.set_input_files("#pad-import", files=game_file(name, file_rounds))
         await other.locator(".toast-item", has_text=why).wait_for()
         assert await stored_games(other) == before
@@ -642,6 +642,17 @@ async def test_the_pad_in_german(server: LiveServer, pages: Pages) -> None:
     assert await page.evaluate("document.documentElement.lang") == "de"
     seen = {"home": await visible_texts(page)}
     assert served["Score pad"] in seen["home"]
+    # a file's problem is told in German too, in the words the pad uses while entering
+    bad = stored_pad(["Ana", "Ben", "Cleo"], 1)
+    bad["rounds"][0]["griffins"] = [5, 0, 0]
+    await page.set_input_files("#pad-import", files=[{
+        "name": "bad.json", "mimeType": "application/json",
+        "buffer": json.dumps(bad).encode()}])
+    problem = tr(served, "{name}: at most {k} other dice in a trick").format(name="Ana", k=2)
+    why = tr(served, "round {n}: {problem}").format(n=1, problem=f"{problem} (R14)")
+    told = tr(served, "Not a score pad file: {why}").format(why=why)
+    assert "Runde 1" in told
+    await page.locator(".toast-item", has_text=told).wait_for()
     for p, name in enumerate(["Ana", "Ben", "Cleo"]):
         await page.fill(f"#pad-name-{p}", name)
     await page.locator("#pad-start").click()

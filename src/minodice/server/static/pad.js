@@ -46,38 +46,48 @@ export function blankRound(n) {
   return { bids: Array(n).fill(0), won: Array(n).fill(0), griffins: Array(n).fill(0), mermaid: Array(n).fill(false), done: false };
 }
 
-// What is wrong with a file's round, in the words of the file's other problems (English).
-const FILE_PROBLEMS = {
-  bid: "a bid out of range", won: "tricks won out of range", sum: "the tricks do not add up to the round",
-  simplified: "a bonus in the simplified variant", "one-minotaur": "two minotaur bonuses",
-  griffins: "more griffins than other dice", "bonus-no-trick": "a bonus without a trick won",
-};
+/** What is wrong with round `roundNo` of `game` ({players, edition}), in the person's
+ * language, rule and all: the same words for the round being entered and for a file's. */
+function problemText(p, game, roundNo) {
+  const name = p.player !== undefined ? game.players[p.player] : "";
+  const [minotaur] = EDITION[game.edition].symbols.map((s) => word(s));
+  const text = {
+    bid: _("{name}: a bid is 0 to {n} in round {n}", { name, n: roundNo }),
+    won: _("{name}: tricks won are 0 to {n}", { name, n: roundNo }),
+    sum: _("The tricks add up to {total}, but in round {n} they must add up to {n}", { total: p.total, n: roundNo }),
+    simplified: _("The simplified variant has no bonuses"),
+    "one-minotaur": _("There is one {minotaur} die: only one bonus of it per round", { minotaur }),
+    griffins: _("{name}: at most {k} other dice in a trick", { name, k: maxGriffins(game.players.length) }),
+    "bonus-no-trick": _("{name}: a bonus needs a trick won", { name }),
+  }[p.key];
+  return `${text} (${p.rule})`;
+}
 
 // A game read from a file or from storage: checked for shape, so a broken file cannot break the page.
 export function readGame(data) {
   const fail = (why) => { throw new Error(_("Not a score pad file: {why}", { why })); };
-  if (!data || data.format !== "minodice-pad" || data.version !== 1) fail('"format" must be "minodice-pad", version 1');
+  if (!data || data.format !== "minodice-pad" || data.version !== 1) fail(_('"format" must be "minodice-pad", version 1'));
   const players = data.players;
   if (!Array.isArray(players) || players.length < MIN_PLAYERS || players.length > MAX_PLAYERS
       || !players.every((p) => typeof p === "string" && p.trim())
-      || new Set(players).size !== players.length) fail("3 to 6 distinct names");
+      || new Set(players).size !== players.length) fail(_("{min} to {max} distinct names", { min: MIN_PLAYERS, max: MAX_PLAYERS }));
   const long = players.find((p) => p.length > 24);
-  if (long !== undefined) fail(`a name is at most 24 characters, not ${long.length}`);
-  if (!Object.hasOwn(EDITION, data.edition)) fail(`"edition" is ${EDITIONS.map((e) => e.name).join(" or ")}`);
-  if (!["standard", "simplified"].includes(data.variant)) fail('"variant" is standard or simplified');
+  if (long !== undefined) fail(_("a name is at most {max} characters, not {n}", { max: 24, n: long.length }));
+  if (!Object.hasOwn(EDITION, data.edition)) fail(_('"edition" is one of: {names}', { names: EDITIONS.map((e) => e.name).join(", ") }));
+  if (!["standard", "simplified"].includes(data.variant)) fail(_('"variant" is one of: {names}', { names: "standard, simplified" }));
   const n = players.length;
-  if (!Array.isArray(data.rounds) || data.rounds.length > ROUNDS[n]) fail(`at most ${ROUNDS[n]} rounds`);
+  if (!Array.isArray(data.rounds) || data.rounds.length > ROUNDS[n]) fail(_("at most {n} rounds", { n: ROUNDS[n] }));
   const intList = (x, ok) => Array.isArray(x) && x.length === n && x.every(ok);
   const rounds = data.rounds.map((r, i) => {
-    if (!r || !intList(r.bids, Number.isInteger) || !intList(r.won, Number.isInteger)) fail(`round ${i + 1}: bids and won, one whole number per player`);
+    if (!r || !intList(r.bids, Number.isInteger) || !intList(r.won, Number.isInteger)) fail(_("round {n}: \"bids\" and \"won\", one whole number per player", { n: i + 1 }));
     const griffins = r.griffins === undefined ? Array(n).fill(0) : r.griffins;
     const mermaid = r.mermaid === undefined ? Array(n).fill(false) : r.mermaid;
-    if (!intList(griffins, Number.isInteger) || !intList(mermaid, (m) => typeof m === "boolean")) fail(`round ${i + 1}: bonus entries`);
+    if (!intList(griffins, Number.isInteger) || !intList(mermaid, (m) => typeof m === "boolean")) fail(_("round {n}: \"griffins\" (whole numbers) and \"mermaid\" (true or false), one per player", { n: i + 1 }));
     const round = { bids: r.bids, won: r.won, griffins, mermaid, done: r.done !== false };
-    if (!round.done && i < data.rounds.length - 1) fail(`round ${i + 1} is not scored, round ${i + 2} is`);
+    if (!round.done && i < data.rounds.length - 1) fail(_("round {n} is not scored, round {m} is", { n: i + 1, m: i + 2 }));
     // the first problem as the pad says it, rule and all ("won (R11)")
     const problems = round.done ? checkRound(i + 1, round, n, data.variant) : [];
-    if (problems.length) fail(`round ${i + 1} breaks the rules: ${FILE_PROBLEMS[problems[0].key] || problems[0].key} (${problems[0].rule})`);
+    if (problems.length) fail(_("round {n}: {problem}", { n: i + 1, problem: problemText(problems[0], { players, edition: data.edition }, i + 1) }));
     return round;
   });
   // the pad always has the round being entered (unless the game is over)
@@ -334,19 +344,7 @@ class PadGame {
   }
 
   problemText(p) {
-    const name = p.player !== undefined ? this.game.players[p.player] : "";
-    const r = this.editing + 1;
-    const [minotaur] = EDITION[this.game.edition].symbols.map((s) => word(s));
-    const text = {
-      bid: _("{name}: a bid is 0 to {n} in round {n}", { name, n: r }),
-      won: _("{name}: tricks won are 0 to {n}", { name, n: r }),
-      sum: _("The tricks add up to {total}, but in round {n} they must add up to {n}", { total: p.total, n: r }),
-      simplified: _("The simplified variant has no bonuses"),
-      "one-minotaur": _("There is one {minotaur} die: only one bonus of it per round", { minotaur }),
-      griffins: _("{name}: at most {k} other dice in a trick", { name, k: maxGriffins(this.n) }),
-      "bonus-no-trick": _("{name}: a bonus needs a trick won", { name }),
-    }[p.key];
-    return `${text} (${p.rule})`;
+    return problemText(p, this.game, this.editing + 1);
   }
 
   bidsDone() {
