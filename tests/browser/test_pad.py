@@ -645,9 +645,9 @@ async def test_the_pad_in_german(server: LiveServer, pages: Pages) -> None:
     # a file's problem is told in German too, in the words the pad uses while entering
     bad = stored_pad(["Ana", "Ben", "Cleo"], 1)
     bad["rounds"][0]["griffins"] = [5, 0, 0]
-    await page.set_input_files("#pad-import", files=[{
-        "name": "bad.json", "mimeType": "application/json",
-        "buffer": json.dumps(bad).encode()}])
+    bad_file: FilePayload = {"name": "bad.json", "mimeType": "application/json",
+                             "buffer": json.dumps(bad).encode()}
+    await page.set_input_files("#pad-import", files=[bad_file])
     problem = tr(served, "{name}: at most {k} other dice in a trick").format(name="Ana", k=2)
     why = tr(served, "round {n}: {problem}").format(n=1, problem=f"{problem} (R14)")
     told = tr(served, "Not a score pad file: {why}").format(why=why)
