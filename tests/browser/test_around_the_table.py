@@ -29,6 +29,17 @@ async def take_seat(page: Page, url: str, name: str) -> None:
     await page.locator(".conn-online").wait_for()
 
 
+async def ana_and_ben(server: LiveServer, pages: Pages) -> tuple[Page, Page]:
+    """Ana and Ben seated at a new table of three (a bot the third), on two phones, Ben's
+    chat open."""
+    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
+    ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
+    for page, name in ((ana, "Ana"), (ben, "Ben")):
+        await take_seat(page, f"{server.base}/t/{table}", name)
+    await ben.click(".chat summary")
+    return ana, ben
+
+
 async def test_the_lobby_says_it_is_offline(server: LiveServer, pages: Pages) -> None:
     page = await pages.new(viewport=PHONE)
     await page.route("**/api/tables", lambda route: route.abort("internetdisconnected"))
@@ -55,13 +66,9 @@ async def test_the_join_page_shows_the_tables_settings(server: LiveServer,
 
 
 async def test_the_closed_chat_counts_new_lines(server: LiveServer, pages: Pages) -> None:
-    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
-    ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
-    for page, name in ((ana, "Ana"), (ben, "Ben")):
-        await take_seat(page, f"{server.base}/t/{table}", name)
+    ana, ben = await ana_and_ben(server, pages)
     badge = ana.locator(".chat summary .unread")
     assert await badge.inner_text() == ""
-    await ben.click(".chat summary")
     for line in ("hello", "good luck"):
         await ben.fill("#chat-text", line)
         await ben.press("#chat-text", "Enter")
@@ -76,11 +83,7 @@ async def test_lines_sent_again_on_a_reload_are_not_new(server: LiveServer,
                                                         pages: Pages) -> None:
     """The server sends its kept lines on every connection: only the lines after the last
     one this device saw count as new, and none is shown twice."""
-    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
-    ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
-    for page, name in ((ana, "Ana"), (ben, "Ben")):
-        await take_seat(page, f"{server.base}/t/{table}", name)
-    await ben.click(".chat summary")
+    ana, ben = await ana_and_ben(server, pages)
 
     async def say(line: str) -> None:
         await ben.fill("#chat-text", line)
@@ -110,12 +113,7 @@ async def test_a_line_typed_while_offline_is_kept(own_server: LiveServer,
                                                    pages: Pages) -> None:
     """The field was emptied even when the line could not be sent: typed while the server
     was away, it was lost. Now it stays, and goes once the connection is back."""
-    table = own_server.post("/api/tables",
-                            {"players": 3, "bots": [None, None, "easy"]})["table"]
-    ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
-    for page, name in ((ana, "Ana"), (ben, "Ben")):
-        await take_seat(page, f"{own_server.base}/t/{table}", name)
-    await ben.click(".chat summary")
+    ana, ben = await ana_and_ben(own_server, pages)
     own_server.kill9()
     await ben.locator(".conn-reconnecting").wait_for(timeout=10_000)
     await ben.fill("#chat-text", "still here?")
@@ -133,12 +131,7 @@ async def test_a_line_sent_into_a_dead_connection_is_kept(own_server: LiveServer
     """A connection that died without closing takes what is sent into it: the page cannot
     tell the line was lost. The line leaves its field only once the server relays it back;
     the second Enter on the same connection does not say it twice."""
-    table = own_server.post("/api/tables",
-                            {"players": 3, "bots": [None, None, "easy"]})["table"]
-    ana, ben = await pages.new(viewport=PHONE), await pages.new(viewport=PHONE)
-    for page, name in ((ana, "Ana"), (ben, "Ben")):
-        await take_seat(page, f"{own_server.base}/t/{table}", name)
-    await ben.click(".chat summary")
+    ana, ben = await ana_and_ben(own_server, pages)
     assert own_server.proc is not None
     os.kill(own_server.proc.pid, signal.SIGSTOP)   # open sockets, nobody answering
     try:
