@@ -37,7 +37,13 @@ from minodice.bots.strength import strength_of
 from minodice.core.actions import Action, Bid, Roll
 from minodice.core.dice import DiceSet, Hand, load_dice_set
 from minodice.core.record import dumps_record, export_record, parse_record
-from minodice.core.rules import Variant, rounds_for
+from minodice.core.rules import (
+    DEFAULT_RULE_OPTIONS,
+    RuleOptions,
+    SpecialLead,
+    Variant,
+    rounds_for,
+)
 from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState, Phase, RoundLog
 from minodice.core.view import SeatView, view
 from minodice.core.world import world_from_view
@@ -471,6 +477,9 @@ def shown_voids(v: SeatView) -> list[set[str]]:
     voids: list[set[str]] = [set() for _ in range(v.players)]
     for trick in v.round_tricks:
         colour: str | None = None
+        if (v.options.special_lead is SpecialLead.NO_COLOUR and trick
+                and ds.kind(trick[0].kind).special):
+            continue  # R9's open point: a special lead leaves the trick without colour
         for roll in trick:
             kind = ds.kind(roll.kind)
             if kind.special:
@@ -482,10 +491,12 @@ def shown_voids(v: SeatView) -> list[set[str]]:
     return voids
 
 
-def decision_points(players: int, edition: str, seed: int) -> Iterable[tuple[GameState, int]]:
+def decision_points(players: int, edition: str, seed: int,
+                    options: RuleOptions = DEFAULT_RULE_OPTIONS
+                    ) -> Iterable[tuple[GameState, int]]:
     """Every decision of a random game (the state is live: use it before the next)."""
     rng = random.Random(seed)
-    state = GameState.new(players, edition, first_starter=seed % players)
+    state = GameState.new(players, edition, first_starter=seed % players, options=options)
     while not state.is_terminal():
         if state.current_player == CHANCE:
             state.apply_chance(state.sample_chance(rng))
@@ -525,13 +536,19 @@ def check_sample(state: GameState, v: SeatView, hands: Sequence[Hand]) -> None:
     assert sum(unseen) >= sum(v.hand_sizes) - v.hand.size
 
 
+@pytest.mark.parametrize("special_lead", list(SpecialLead))
 @pytest.mark.parametrize("edition", EDITIONS)
-def test_sampled_hands_respect_voids_sizes_and_the_bag(edition: str) -> None:
+def test_sampled_hands_respect_voids_sizes_and_the_bag(edition: str,
+                                                       special_lead: SpecialLead) -> None:
+    """Under either reading of R9's open point: with ``no-colour``, a roll after a special
+    lead shows no void, and a sample that took it for one would miss the true hands."""
     strength = strength_of(load_dice_set(edition))
     samples = full_bag = voids_seen = 0
+    options = RuleOptions(special_lead=special_lead)
     for players in PLAYER_COUNTS:
         for game in range(2):
-            for state, seat in decision_points(players, edition, 31 * players + game):
+            for state, seat in decision_points(players, edition, 31 * players + game,
+                                               options):
                 v = view(state, seat)
                 if state.phase is not Phase.PLAY:
                     continue

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from command import in_process
 from examples import EXAMPLE_SUMMARY, example_record
 from minodice.cli import app
 from minodice.core.record import dumps_record, export_record, load_record, summarize
@@ -393,6 +394,41 @@ def test_simulate_json_agrees_with_its_records(tmp_path: Path) -> None:
     means = [round(sum(t[i] for t in finals) / 7, 2) for i in range(5)]
     assert out["mean_scores"] == means
     assert out["bid_success"] == round(made / bids, 4)
+
+
+def test_the_open_rules_from_the_command_line(tmp_path: Path) -> None:
+    """``--start`` and ``--special-lead`` (RULES.md's open points, R5 and R9) reach the
+    games and their records; ``replay`` reads them back; a wrong value is refused."""
+    folder = tmp_path / "games"
+    proc = in_process("simulate", "-n", "4", "-g", "3", "-s", "5", "--start", "fixed",
+                      "--special-lead", "no-colour", "--save-records", str(folder), "--json")
+    assert proc.returncode == 0, proc.stderr
+    options = {"start": "fixed", "special_lead": "no-colour"}
+    assert json.loads(proc.stdout)["rule_options"] == options
+    for f in sorted(folder.iterdir()):
+        assert json.loads(f.read_text(encoding="utf-8"))["rule_options"] == options
+        replayed = json.loads(in_process("replay", "--json", str(f)).stdout)
+        assert len({r["starter"] for r in replayed["rounds"]}) == 1  # R5: fixed
+    bots = in_process("simulate", "-n", "3", "-g", "1", "--bots", "easy", "--start", "fixed",
+                      "--json")
+    assert bots.returncode == 0, bots.stderr
+    assert json.loads(bots.stdout)["rule_options"]["start"] == "fixed"
+    played = in_process("tournament", "--bots", "random", "-g", "3", "-s", "1",
+                        "--special-lead", "no-colour", "--json")
+    assert played.returncode == 0, played.stderr
+    assert json.loads(played.stdout)["rule_options"]["special_lead"] == "no-colour"
+    helped = in_process("play", "--help").stdout.decode()
+    assert "--start" in helped
+    assert "--special-lead" in helped
+    wrong = in_process("simulate", "--special-lead", "none")
+    assert wrong.returncode == 2
+    assert b"first-number" in wrong.stderr
+    assert b"Traceback" not in wrong.stderr
+    broken = write(tmp_path / "broken.json", {**random_record(3, 1), "rule_options": "fixed"})
+    refused = in_process("replay", str(broken))
+    assert refused.returncode == 1
+    assert b"rule_options" in refused.stderr
+    assert b"Traceback" not in refused.stderr
 
 
 def test_saved_records_replay(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from minodice.core.record import (
     parse_record,
     summarize,
 )
-from minodice.core.rules import Variant, rounds_for
+from minodice.core.rules import RuleOptions, SpecialLead, Variant, rounds_for
 from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState, Phase
 from minodice.play.simulate import play_random_game
 
@@ -148,6 +148,14 @@ CASES: list[tuple[str, Callable[[], Record], Mutation, str | None, Place]] = [
     ("version-string", example_record, setitem(("version",), "1"), None, NOWHERE),
     ("version-bool", example_record, setitem(("version",), True), None, NOWHERE),
     ("version-float", example_record, setitem(("version",), 1.0), None, NOWHERE),
+    # this project's rule_options (docs/RECORD.md): an object of the two open points
+    ("rule-options-text", example_record, setitem(("rule_options",), "fixed"), None, NOWHERE),
+    ("rule-options-value", example_record, setitem(("rule_options",), {"start": "left"}),
+     None, NOWHERE),
+    ("rule-options-key", example_record, setitem(("rule_options",), {"colour": "none"}),
+     None, NOWHERE),
+    ("R7-under-a-fixed-start", three_rounds, setitem(("rule_options",), {"start": "fixed"}),
+     "R7", (2, 1, 1)),
     ("version-missing", example_record, delitem(("version",)), None, NOWHERE),
     ("dice-set-unknown", example_record, setitem(("dice_set",), "pirates"), None, NOWHERE),
     ("dice-set-not-string", example_record, setitem(("dice_set",), 1), None, NOWHERE),
@@ -327,6 +335,27 @@ def test_rejection(base: Callable[[], Record], mutate: Mutation, rule: str | Non
     # The same error through the JSON text reader.
     again = reject_text(json.dumps(data))
     assert (again.rule, place(again), again.message) == (rule, where, err.message)
+
+
+def test_rule_options_are_kept_only_where_a_game_plays_otherwise() -> None:
+    """A record of a default game is exactly RECORD.md's (no ``rule_options``); one played
+    under RULES.md's open points says so, and is read back under them: a breach of the
+    default's R9 is that game's legal roll."""
+    assert "rule_options" not in export_record(load_record(three_rounds()).state,
+                                               ["Ana", "Ben", "Cleo"])
+    played = record([
+        rnd("griffin | red | purple", [0, 0, 0], "0 griffin griffin, 1 red 5, 2 purple 3"),
+        rnd("purple red | griffin purple | purple yellow", [0, 0, 0],
+            "1 griffin griffin, 2 purple 3, 0 red 5",
+            "1 purple 2, 2 yellow 4, 0 purple 1"),
+    ])
+    err = reject(copy.deepcopy(played))  # Ana holds purple: the default's R9 refuses red
+    assert (err.rule, place(err)) == ("R9", (2, 1, 3))
+    played["rule_options"] = {"special_lead": "no-colour"}
+    loaded = load_record(played)
+    assert loaded.state.config.options == RuleOptions(special_lead=SpecialLead.NO_COLOUR)
+    assert export_record(loaded.state, loaded.players)["rule_options"] == {
+        "start": "rotate", "special_lead": "no-colour"}
 
 
 def reject_text(text: str) -> InvalidRecordError:

@@ -28,7 +28,16 @@ from minodice.core import rules
 from minodice.core.actions import Bid, Roll
 from minodice.core.dice import DiceSet, DieKind, Face, Hand, load_dice_set
 from minodice.core.errors import IllegalActionError
-from minodice.core.rules import Reason, Variant, resolve_trick, round_points, rounds_for
+from minodice.core.rules import (
+    Reason,
+    RuleOptions,
+    SpecialLead,
+    StartRule,
+    Variant,
+    resolve_trick,
+    round_points,
+    rounds_for,
+)
 from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState, Phase
 from minodice.core.view import view
 
@@ -343,6 +352,27 @@ def test_r5_start_player_rotates_clockwise(players: int, first: int) -> None:
     expected = [(first + r) % players for r in range(rounds_for(players))]
     assert starters == expected
     assert leaders == expected  # R7: the start player leads the first trick
+
+
+@pytest.mark.parametrize(("players", "first"), [(3, 2), (4, 1), (6, 5)])
+def test_r5_open_point_a_fixed_start_player(players: int, first: int) -> None:
+    """R5 [default] kept configurable: with ``start=fixed`` round 1's start player starts,
+    and leads, every round; the view and a state made for one round agree."""
+    options = RuleOptions(start=StartRule.FIXED)
+    config = GameConfig(players, MINO, Variant.STANDARD, first, options)
+    state = GameState(config)
+    rng = random.Random(first)
+    starters: list[int] = []
+    leaders: list[int] = []
+    while not state.is_terminal():
+        if state.phase is Phase.DRAW and state.drawing_seat == 0:
+            starters.append(state.starter)
+            assert view(state, 0).starter == first
+            assert GameState.at_round(config, state.round_no).starter == first
+        if state.phase is Phase.PLAY and state.trick_number() == 1 and not state.trick:
+            leaders.append(state.leader)
+        random_step(state, rng)
+    assert starters == leaders == [first] * rounds_for(players)
 
 
 @pytest.mark.parametrize("first", [-1, 4, 9])
@@ -774,6 +804,33 @@ def test_r9_special_leading_sets_no_colour() -> None:
         state.apply(Roll(MINO.kind("red")))
     assert info.value.rule == "R9"
     assert "purple" in str(info.value)
+
+
+def test_r9_open_point_a_special_lead_leaves_the_trick_without_colour() -> None:
+    """R9 [default] kept configurable: with ``special-lead=no-colour`` the number die
+    rolled after a special lead sets no colour (the default's trick above, C free to
+    roll red), while a number die that leads still does."""
+    options = RuleOptions(special_lead=SpecialLead.NO_COLOUR)
+    hands = [["griffin", "red", "gray"], ["red", "purple", "yellow"],
+             ["purple", "red", "yellow"]]
+    state = GameState(GameConfig(3, MINO, Variant.STANDARD, 1, options))
+    skip_to_round(state, 3)
+    assert state.starter == 0
+    deal(state, hands)
+    bid_all(state, [0, 0, 0])
+    roll(state, "griffin", "griffin")
+    roll(state, "purple", 2)
+    assert state.follow == -1
+    assert view(state, 2).follow is None
+    assert kind_rolls(state) == {"purple", "red", "yellow"}
+    roll(state, "red", 7)  # would break the default's R9 (C holds purple)
+    assert state.rounds[-1].winners == [0]  # the griffin
+    roll(state, "red", 5)  # seat 0 leads a number die: red is to be followed
+    assert view(state, 1).follow == "red"
+    assert kind_rolls(state) == {"red"}
+    with pytest.raises(IllegalActionError) as info:
+        state.apply(Roll(MINO.kind("yellow")))
+    assert info.value.rule == "R9"
 
 
 def test_r9_special_showing_flag_sets_no_colour() -> None:

@@ -89,10 +89,10 @@ def test_a_bot_at_the_table_cannot_find_the_game_state() -> None:
 
 def engine_tables(dice_set: DiceSet) -> dict[str, dict[object, object]]:
     """Every table the engine keeps on ``dice_set``, copied."""
-    tables = dice_set.engine_tables
-    assert tables is not None
-    return {name: dict(value) for name in dir(tables)
-            if isinstance(value := getattr(tables, name, None), dict)}
+    kept = dice_set.engine_tables
+    assert isinstance(kept, dict)
+    return {f"{option}.{name}": dict(value) for option, tables in kept.items()
+            for name in dir(tables) if isinstance(value := getattr(tables, name, None), dict)}
 
 
 def test_a_bot_cannot_change_the_engine_tables() -> None:

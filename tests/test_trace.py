@@ -26,25 +26,42 @@ from collections.abc import Iterator
 
 import pytest
 
-from minodice.core import CHANCE, TERMINAL, GameConfig, GameState, Phase, Variant, load_dice_set
+from minodice.core import (
+    CHANCE,
+    TERMINAL,
+    GameConfig,
+    GameState,
+    Phase,
+    RuleOptions,
+    Variant,
+    load_dice_set,
+)
+from minodice.core.rules import DEFAULT_RULE_OPTIONS
 from minodice.core.state import Outcome, RoundLog
 
-SETUPS = [(p, d, v) for p in (3, 4, 5, 6) for d in ("mino", "skull-king")
-          for v in ("standard", "simplified")]
+SETUPS = [(p, d, v, DEFAULT_RULE_OPTIONS) for p in (3, 4, 5, 6)
+          for d in ("mino", "skull-king") for v in ("standard", "simplified")]
+#: RULES.md's open points played otherwise (R5 fixed, R9 no colour after a special lead).
+OPTION_SETUPS = [(p, d, "standard", RuleOptions.parse(o)) for p, d in ((3, "mino"),
+                 (6, "skull-king")) for o in ("start=fixed", "special-lead=no-colour",
+                                              "start=fixed special-lead=no-colour")]
 MODES = ("sample", "listed", "bidders-clone", "roll-kind")
 
 # sha256 of the traces of GAMES_PINNED games for each set-up (modes in turn).
 GAMES_PINNED = 8
 PINNED = "4e8022459263bdf94f2ed8443c19631f13606cc26176e1aff175f40de1906ef0"
+PINNED_OPTIONS = "688186df9a6eb86c3b5c7a221378f0e18831a9e249bfb7dac4092f1d58b6fd78"
 
 
-def trace_game(players: int, dice_set: str, variant: str, seed: int) -> Iterator[str]:
+def trace_game(players: int, dice_set: str, variant: str, seed: int,
+               options: RuleOptions = DEFAULT_RULE_OPTIONS) -> Iterator[str]:
     """The lines of one seeded game, driven in mode ``MODES[seed % 4]``."""
     mode = MODES[seed % len(MODES)]
-    rng = random.Random(f"trace:{players}:{dice_set}:{variant}:{seed}")
+    named = "" if options.is_default else f":{options}"
+    rng = random.Random(f"trace:{players}:{dice_set}:{variant}:{seed}{named}")
     rand = rng.random
     config = GameConfig(players, load_dice_set(dice_set), Variant(variant),
-                        rng.randrange(players))
+                        rng.randrange(players), options)
     state = GameState(config)
     round_no = 0
     while True:
@@ -89,12 +106,12 @@ def trace_game(players: int, dice_set: str, variant: str, seed: int) -> Iterator
     yield f"totals {state.totals} winners {state.winners()}"
 
 
-def digest(games: int) -> str:
+def digest(games: int, setups: list[tuple[int, str, str, RuleOptions]] = SETUPS) -> str:
     """The sha256 of ``games`` traced games of every set-up."""
     h = hashlib.sha256()
-    for players, dice_set, variant in SETUPS:
+    for players, dice_set, variant, options in setups:
         for seed in range(games):
-            for line in trace_game(players, dice_set, variant, seed):
+            for line in trace_game(players, dice_set, variant, seed, options):
                 h.update(line.encode())
                 h.update(b"\n")
     return h.hexdigest()
@@ -102,6 +119,7 @@ def digest(games: int) -> str:
 
 def test_seeded_games_are_the_pinned_games() -> None:
     assert digest(GAMES_PINNED) == PINNED
+    assert digest(GAMES_PINNED, OPTION_SETUPS) == PINNED_OPTIONS
 
 
 def _facts(value: object) -> object:
@@ -165,4 +183,6 @@ def test_every_mode_plays_whole_games(mode: str) -> None:
 
 
 if __name__ == "__main__":
-    print(digest(int(sys.argv[1]) if len(sys.argv) > 1 else GAMES_PINNED))
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else GAMES_PINNED
+    print(digest(count))
+    print(digest(count, OPTION_SETUPS))

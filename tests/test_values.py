@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import minodice.core
 from minodice.core.actions import BIDS, Roll, parse_action
 from minodice.core.dice import BUILTIN_DICE_SETS, DiceSet, Face, Hand, load_dice_set
-from minodice.core.rules import Variant, resolve_trick
+from minodice.core.rules import RuleOptions, SpecialLead, StartRule, Variant, resolve_trick
 from minodice.core.state import GameConfig, Phase
 
 NAMES = {name: getattr(minodice.core, name) for name in minodice.core.__all__}
@@ -66,6 +66,10 @@ def test_repr_rebuilds_configs_and_enums() -> None:
         assert rebuilt(variant) is variant
         config = GameConfig(5, load_dice_set("skull-king"), variant, 3)
         assert rebuilt(config) == config
+        for options in (RuleOptions(), RuleOptions(StartRule.FIXED, SpecialLead.NO_COLOUR)):
+            config = GameConfig(4, load_dice_set("mino"), variant, 1, options)
+            assert rebuilt(config) == config
+            assert rebuilt(options) == options == RuleOptions.parse(str(options))
     for phase in Phase:
         assert rebuilt(phase) is phase
     for tricks in ([(0, 6), (1, 7), (2, 2), (3, 0)], [(0, 101), (1, 100), (2, 102)]):

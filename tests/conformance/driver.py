@@ -34,12 +34,15 @@ from minodice.core import (
     IllegalActionError,
     Phase,
     Roll,
+    RuleOptions,
     SeatView,
+    StartRule,
     Variant,
     export_record,
     load_dice_set,
     view,
 )
+from minodice.core.rules import DEFAULT_RULE_OPTIONS
 from minodice.core.state import RoundLog
 
 from .oracle import (
@@ -56,21 +59,27 @@ from .oracle import (
 DICE_SETS = ("mino", "skull-king")
 VARIANTS = ("standard", "simplified")
 PLAYER_COUNTS = (3, 4, 5, 6)
+#: RULES.md's open points (R5, R9) played otherwise than by default: each alone and both.
+OTHER_OPTIONS = (RuleOptions.parse("start=fixed"), RuleOptions.parse("special-lead=no-colour"),
+                 RuleOptions.parse("start=fixed special-lead=no-colour"))
 
 
 def names(players: int) -> list[str]:
     return [f"P{seat}" for seat in range(players)]
 
 
-def new_game(players: int, dice_set: str, variant: str, first_starter: int = 0) -> GameState:
-    return GameState(GameConfig(players, load_dice_set(dice_set), Variant(variant), first_starter))
+def new_game(players: int, dice_set: str, variant: str, first_starter: int = 0,
+             options: RuleOptions = DEFAULT_RULE_OPTIONS) -> GameState:
+    return GameState(GameConfig(players, load_dice_set(dice_set), Variant(variant), first_starter,
+                                options))
 
 
-def seeded_game(players: int, dice_set: str, variant: str, seed: int) -> tuple[GameState,
-                                                                               random.Random]:
+def seeded_game(players: int, dice_set: str, variant: str, seed: int,
+                options: RuleOptions = DEFAULT_RULE_OPTIONS) -> tuple[GameState, random.Random]:
     """A new game and its generator; the generator also picks the round-1 start player."""
-    rng = random.Random(f"conformance:{players}:{dice_set}:{variant}:{seed}")
-    return new_game(players, dice_set, variant, rng.randrange(players)), rng
+    extra = "" if options.is_default else f":{options}"
+    rng = random.Random(f"conformance:{players}:{dice_set}:{variant}:{seed}{extra}")
+    return new_game(players, dice_set, variant, rng.randrange(players), options), rng
 
 
 def record_text(state: GameState) -> str:
@@ -193,6 +202,8 @@ class Checker:
                  ) -> None:
         self.state = state
         self.spec: SetSpec = SPECS[state.dice_set.name]
+        self.special_lead = str(state.config.options.special_lead)  # R9's open point
+        self.fixed_start = state.config.options.start is StartRule.FIXED  # R5's
         self.sampler = sampler
         self.probe_rate = probe_rate
         self.finished_tricks = 0
@@ -271,7 +282,8 @@ class Checker:
         n, r, log = state.n, state.round_no, state.rounds[-1]
         assert 1 <= r <= state.n_rounds == rounds_in_game(n)
         assert len(state.rounds) == r
-        assert state.starter == (state.config.first_starter + r - 1) % n  # R5
+        first = state.config.first_starter
+        assert state.starter == (first if self.fixed_start else (first + r - 1) % n)  # R5
         finished = [g for g in state.rounds if g.points is not None]
         assert len(finished) == (r if state.is_terminal() else r - 1)
         assert state.totals == [sum(g.points[s] for g in finished if g.points) for s in range(n)]
@@ -349,7 +361,8 @@ class Checker:
             else:
                 assert v.bids == tuple(log.bids)
             assert [(p.seat, p.kind, p.face.record_value) for p in v.trick] == trick
-            expected_follow = follow_kind(spec, [kind for _, kind, _ in trick]) if live else None
+            expected_follow = follow_kind(spec, [kind for _, kind, _ in trick],
+                                          self.special_lead) if live else None
             assert v.follow == expected_follow, f"view: follow {v.follow}; R9: {expected_follow}"
             assert v.legal_actions == state.legal_actions(s)
             assert v.totals == tuple(state.totals)
@@ -358,7 +371,8 @@ class Checker:
 
     def check_follow_rule(self, v: SeatView) -> None:
         """R8/R9 re-derived from the seat's view alone."""
-        allowed = legal_kinds(self.spec, hand_counter(v.hand), [p.kind for p in v.trick])
+        allowed = legal_kinds(self.spec, hand_counter(v.hand), [p.kind for p in v.trick],
+                              self.special_lead)
         offered = [a for a in v.legal_actions if isinstance(a, Roll)]
         assert len(offered) == len(v.legal_actions) == len(set(offered))
         assert {a.kind.name for a in offered} == allowed, (

@@ -86,15 +86,20 @@ def check(condition: bool, message: str) -> None:
 # -- R9 ----------------------------------------------------------------------------------
 
 
-def follow_kind(spec: SetSpec, trick_kinds: Sequence[str]) -> str | None:
-    """R9: the kind of the first number die rolled in the trick, if any."""
+def follow_kind(spec: SetSpec, trick_kinds: Sequence[str],
+                special_lead: str = "first-number") -> str | None:
+    """R9: the kind of the first number die rolled in the trick, if any; with R9's
+    open point played as ``no-colour``, none at all in a trick a special die led."""
+    if special_lead == "no-colour" and trick_kinds and trick_kinds[0] in spec.special:
+        return None
     return next((kind for kind in trick_kinds if kind not in spec.special), None)
 
 
-def legal_kinds(spec: SetSpec, hand: Mapping[str, int], trick_kinds: Sequence[str]) -> set[str]:
+def legal_kinds(spec: SetSpec, hand: Mapping[str, int], trick_kinds: Sequence[str],
+                special_lead: str = "first-number") -> set[str]:
     """R8/R9: the kinds a player holding ``hand`` may roll next in this trick."""
     held = {kind for kind, count in hand.items() if count > 0}
-    follow = follow_kind(spec, trick_kinds)
+    follow = follow_kind(spec, trick_kinds, special_lead)
     if follow is not None and follow in held:
         return {kind for kind in held if kind == follow or kind in spec.special}
     return held
@@ -190,13 +195,16 @@ def score_record(record: Mapping[str, Any]) -> GameScore:
     rounds = record["rounds"]
     check(len(rounds) <= n_rounds, "R2: too many rounds")
     first = record.get("first_starter", 0)
+    options = record.get("rule_options", {})
+    fixed_start = options.get("start", "rotate") == "fixed"
+    special_lead = options.get("special_lead", "first-number")
     totals = [0] * n
     scored: list[RoundScore] = []
     complete = False
     for index, rnd in enumerate(rounds):
         r = index + 1
         where = f"round {r}"
-        starter = (first + index) % n
+        starter = first if fixed_start else (first + index) % n  # R5
         hands = [Counter(hand) for hand in rnd["hands"]]
         check(len(hands) == n, f"{where}: R4 one hand per player")
         check(all(sum(h.values()) == r for h in hands), f"{where}: R4 hand sizes")
@@ -222,7 +230,7 @@ def score_record(record: Mapping[str, Any]) -> GameScore:
             for q, roll in enumerate(trick):
                 seat, kind, face = roll["player"], roll["die"], roll["face"]
                 check(seat == (leader + q) % n, f"{at}, roll {q + 1}: R7/R8 order")
-                check(kind in legal_kinds(spec, hands[seat], kinds),
+                check(kind in legal_kinds(spec, hands[seat], kinds, special_lead),
                       f"{at}, roll {q + 1}: R8/R9 {kind} not allowed for hand "
                       f"{dict(hands[seat])} after {kinds}")
                 check(face in spec.faces[kind], f"{at}, roll {q + 1}: R8 face {face!r}")

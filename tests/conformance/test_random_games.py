@@ -6,13 +6,30 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 
-from minodice.core import export_record, load_record, summarize
+from minodice.core import (
+    RuleOptions,
+    SpecialLead,
+    StartRule,
+    export_record,
+    load_record,
+    summarize,
+)
 
-from .driver import DICE_SETS, PLAYER_COUNTS, VARIANTS, Checker, names, play_out, seeded_game
-from .oracle import SPECS, rounds_in_game, score_record, trick_result
+from .driver import (
+    DICE_SETS,
+    OTHER_OPTIONS,
+    PLAYER_COUNTS,
+    VARIANTS,
+    Checker,
+    names,
+    play_out,
+    seeded_game,
+)
+from .oracle import SPECS, legal_kinds, rounds_in_game, score_record, trick_result
 
 SEEDS = (0, 1, 2)
 MATRIX = [(p, d, v, seed) for p in PLAYER_COUNTS for d in DICE_SETS for v in VARIANTS
@@ -132,3 +149,54 @@ def test_bonuses_when_every_bid_is_made(dice_set: str) -> None:
         assert perfect.winners() == score.winners
     assert earned["minotaur"] > 0
     assert earned["mermaid"] > 0
+
+
+def choices_freed(record: dict[str, Any]) -> int:
+    """The rolls of a record at which R9's ``no-colour`` allowed more dice than the default
+    would have (a trick a special die led, and a colour held that a number die set)."""
+    spec = SPECS[record["dice_set"]]
+    freed = 0
+    for rnd in record["rounds"]:
+        hands = [Counter(hand) for hand in rnd["hands"]]
+        for trick in rnd["tricks"]:
+            kinds: list[str] = []
+            for roll in trick:
+                hand = hands[roll["player"]]
+                freed += legal_kinds(spec, hand, kinds, "no-colour") != legal_kinds(
+                    spec, hand, kinds)
+                hand[roll["die"]] -= 1
+                kinds.append(roll["die"])
+    return freed
+
+
+@pytest.mark.parametrize("options", OTHER_OPTIONS, ids=str)
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_the_open_rules_played_otherwise(players: int, options: RuleOptions) -> None:
+    """RULES.md keeps its open points configurable: R5 (``start=fixed``: round 1's start
+    player starts every round) and R9 (``special-lead=no-colour``: a trick a special die
+    leads has no colour to follow). Every invariant holds under them, the oracle (which
+    reads them from the record alone) scores the games alike, and they change play."""
+    for seed in range(2):
+        dice_set = DICE_SETS[seed % len(DICE_SETS)]
+        state, rng = seeded_game(players, dice_set, "standard", seed, options)
+        checker = Checker(state, random.Random(seed))
+        checker.run(rng)
+        assert state.is_terminal()
+        record = json.loads(json.dumps(export_record(state, names(players))))
+        assert record["rule_options"] == options.as_json()
+        score = score_record(record)
+        assert [s.starter for s in score.rounds] == [
+            row["starter"] for row in summarize(state, names(players))["rounds"]]
+        starters = {s.starter for s in score.rounds}
+        assert (len(starters) == 1) is (options.start is StartRule.FIXED)
+        assert score.totals == state.totals
+        assert [s.trick_winners for s in score.rounds] == [g.winners for g in state.rounds]
+        again = load_record(record).state
+        assert again.config.options == options
+        assert again.totals == state.totals
+    if options.special_lead is SpecialLead.NO_COLOUR:  # ten more games, unchecked
+        freed = 0
+        for seed in range(2, 12):
+            state, rng = seeded_game(players, "mino", "standard", seed, options)
+            freed += choices_freed(export_record(play_out(state, rng), names(players)))
+        assert freed > 0, "no trick a special die led ever freed a choice"

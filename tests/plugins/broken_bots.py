@@ -209,13 +209,14 @@ class TableTamperingBot:
     first legal action."""
 
     def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        tables = view.dice_set.engine_tables
-        for name in dir(tables) if tables is not None else ():
-            value = getattr(tables, name, None)
-            if isinstance(value, dict):
-                for key, entry in list(value.items()):
-                    if isinstance(entry, tuple):
-                        value[key] = entry[:1]
+        kept = view.dice_set.engine_tables
+        for tables in kept.values() if isinstance(kept, dict) else ():
+            for name in dir(tables):
+                value = getattr(tables, name, None)
+                if isinstance(value, dict):
+                    for key, entry in list(value.items()):
+                        if isinstance(entry, tuple):
+                            value[key] = entry[:1]
         return legal[0]
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from minodice.core.actions import Bid, Roll
 from minodice.core.dice import Face, Hand
+from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions
 from minodice.core.state import CHANCE, TERMINAL, GameState, Phase
 from minodice.vector import VectorGame
 
@@ -29,12 +30,15 @@ class Played:
 
     state: GameState
     steps: list[tuple[str, int, object]] = field(default_factory=list)
+    choices: list[set[int]] = field(default_factory=list)  # the kinds each die choice allowed
 
 
-def play_scalar(players: int, dice_set: str, variant: str, seed: int) -> Played:
+def play_scalar(players: int, dice_set: str, variant: str, seed: int,
+                options: RuleOptions = DEFAULT_RULE_OPTIONS) -> Played:
     """A random game on the scalar engine, its steps recorded."""
     rng = random.Random(seed)
-    state = GameState.new(players, dice_set, variant, first_starter=rng.randrange(players))
+    state = GameState.new(players, dice_set, variant, first_starter=rng.randrange(players),
+                          options=options)
     played = Played(state)
     while state.current_player != TERMINAL:
         if state.current_player == CHANCE:
@@ -54,16 +58,21 @@ def play_scalar(players: int, dice_set: str, variant: str, seed: int) -> Played:
             else:
                 assert isinstance(action, Roll)
                 played.steps.append(("choose", seat, action.kind.index))
+                played.choices.append({a.kind.index for a in state.legal_actions()
+                                       if isinstance(a, Roll)})
             state.apply(action)
     return played
 
 
-def replay_batched(games: list[Played], players: int, dice_set: str, variant: str) -> None:
+def replay_batched(games: list[Played], players: int, dice_set: str, variant: str,
+                   options: RuleOptions = DEFAULT_RULE_OPTIONS) -> None:
     """Every step of ``games`` through one batch; each round's points and the totals
     compared with the scalar engine's, and who acts at every decision."""
     starters = [g.state.config.first_starter for g in games]
-    batch = VectorGame(len(games), players, dice_set, variant, first_starter=starters)
+    batch = VectorGame(len(games), players, dice_set, variant, first_starter=starters,
+                       options=options)
     length = len(games[0].steps)
+    choice_no = 0
     assert all(len(g.steps) == length for g in games)  # one shape for every game
     for i in range(length):
         kind = games[0].steps[i][0]
@@ -80,6 +89,10 @@ def replay_batched(games: list[Played], players: int, dice_set: str, variant: st
         else:
             assert batch.current.tolist() == seats
             legal = batch.legal_actions()
+            if kind == "choose":  # the very dice the scalar engine allows (R8, R9)
+                allowed = [{9 + k for k in g.choices[choice_no]} for g in games]
+                assert [set(np.flatnonzero(row).tolist()) for row in legal] == allowed
+                choice_no += 1
             numbers = [int(v) if kind == "bid" else 9 + int(v)  # type: ignore[call-overload]
                        for v in values]
             assert legal[np.arange(len(games)), numbers].all()
@@ -100,6 +113,17 @@ def test_the_same_games_score_the_same_in_both_engines(
         players: int, dice_set: str, variant: str) -> None:
     games = [play_scalar(players, dice_set, variant, seed) for seed in range(24)]
     replay_batched(games, players, dice_set, variant)
+
+
+@pytest.mark.parametrize("options", ["start=fixed", "special-lead=no-colour",
+                                     "start=fixed special-lead=no-colour"])
+@pytest.mark.parametrize("players", [3, 6])
+def test_the_open_rules_play_alike_in_both_engines(players: int, options: str) -> None:
+    """RULES.md's open points (R5, R9) played otherwise: the same starters, the same legal
+    dice at every choice and the same scores."""
+    chosen = RuleOptions.parse(options)
+    games = [play_scalar(players, "mino", "standard", seed, chosen) for seed in range(24)]
+    replay_batched(games, players, "mino", "standard", chosen)
 
 
 @settings(max_examples=15, deadline=None)

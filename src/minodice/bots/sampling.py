@@ -26,15 +26,15 @@ def void_kinds(view: SeatView) -> list[set[int]]:
     """Per seat, the number kinds it has shown it does not hold (this round): every kind of
     each colour it failed to follow, since R9 is about colours, not kinds."""
     ds = view.dice_set
-    tables = tables_for(ds)
+    tables = tables_for(ds, view.options.special_lead)
     voids: list[set[int]] = [set() for _ in range(view.players)]
     for trick in view.round_tricks:
         follow = -1
-        for roll in trick:
+        for position, roll in enumerate(trick):
             kind = ds.kind(roll.kind).index
             if tables.shows_void(kind, follow):
                 voids[roll.seat] |= tables.colour_kinds[follow]
-            follow = tables.follow_after[follow + 1][kind]
+            follow = (tables.follow_after[follow + 1] if position else tables.lead_follow)[kind]
     return voids
 
 
@@ -236,7 +236,7 @@ class Unseen:
         ``k`` it does not name): the likelihood ratio of a roll against the model's
         choice, when the model predicts the player's roll with a measured frequency."""
         view = self.view
-        tables = tables_for(view.dice_set)
+        tables = tables_for(view.dice_set, view.options.special_lead)
         power = strength.power(view.players)
         current = [h.key + extra for h, extra in zip(hands, self.rolled_keys, strict=True)]
         won = [0] * view.players
@@ -280,7 +280,7 @@ class Unseen:
                         else:
                             weight *= mismatch_by_choices.get(len(held), mismatch)
             current[seat] -= tables.shift[kind]
-            follow = tables.follow_after[follow + 1][kind]
+            follow = (tables.follow_after[follow + 1] if position else tables.lead_follow)[kind]
             if code >= SYMBOL_BASE:
                 mask |= 1 << (code - SYMBOL_BASE)
             elif code > best:

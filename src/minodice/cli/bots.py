@@ -21,6 +21,10 @@ from minodice.cli.common import (
     EditionOpt,
     PlayersOpt,
     RecordsFolder,
+    SpecialLeadOpt,
+    SpecialLeadOption,
+    StartOpt,
+    StartOption,
     VariantOpt,
     VariantOption,
     app,
@@ -29,6 +33,7 @@ from minodice.cli.common import (
     lineup,
     non_empty_path,
     progress_bar,
+    rule_options,
 )
 from minodice.cli.reports import render_advice, render_tournament
 from minodice.play.tournament import (
@@ -56,6 +61,8 @@ def tournament(
     workers: Annotated[int, typer.Option("--workers", "-w", help="Processes to use.")] = 1,
     edition: EditionOpt = Edition.mino,
     variant: VariantOpt = VariantOption.standard,
+    start_rule: StartOpt = StartOption.rotate,
+    special_lead: SpecialLeadOpt = SpecialLeadOption.first_number,
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds a bot may take "
                                               "for one decision.")] = 10.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
@@ -88,8 +95,9 @@ def tournament(
         raise typer.BadParameter(f"{seed} is not 0 or more", param_hint="--seed")
     folder = (RecordsFolder("tournament", save_records, games, force)
               if save_records is not None else None)
+    options = rule_options(start_rule, special_lead)
     spec = TournamentSpec(players, tuple(seats), games, seed, edition.value, variant.value,
-                          time_limit, records=folder is not None)
+                          time_limit, records=folder is not None, options=options)
     on_record = folder.write if folder is not None else None
     try:
         if sys.stderr.isatty():
@@ -117,7 +125,8 @@ def tournament(
     if as_json:
         typer.echo(json.dumps({
             "players": players, "games": games, "seed": seed, "edition": edition.value,
-            "variant": variant.value, "deals": max(s.deals for s in stats),
+            "variant": variant.value, "rule_options": options.as_json(),
+            "deals": max(s.deals for s in stats),
             "bots": [s.to_json() for s in stats], "pairs": [p.to_json() for p in pairs]}))
     else:
         typer.echo(render_tournament(stats, games, players, pairs, seed))

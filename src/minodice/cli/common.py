@@ -22,6 +22,7 @@ from minodice.bots.loading import load_bot_factory
 from minodice.bots.protocol import BUILTIN_BOTS, BotError
 from minodice.cli.starting import commands_take_interrupts
 from minodice.core.record import dumps_record
+from minodice.core.rules import RuleOptions, SpecialLead, StartRule
 from minodice.play.saves import write_atomic
 from minodice.text.safe import printable
 
@@ -62,10 +63,35 @@ class VariantOption(StrEnum):
     simplified = "simplified"
 
 
+class StartOption(StrEnum):
+    """R5's open point (:class:`~minodice.core.rules.StartRule`)."""
+
+    rotate = "rotate"
+    fixed = "fixed"
+
+
+class SpecialLeadOption(StrEnum):
+    """R9's open point (:class:`~minodice.core.rules.SpecialLead`)."""
+
+    first_number = "first-number"
+    no_colour = "no-colour"
+
+
+def rule_options(start: StartOption, special_lead: SpecialLeadOption) -> RuleOptions:
+    """The game's :class:`~minodice.core.rules.RuleOptions` from the two options."""
+    return RuleOptions(StartRule(start.value), SpecialLead(special_lead.value))
+
+
 # The options several commands share, declared once.
 PlayersOpt = Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")]
 EditionOpt = Annotated[Edition, typer.Option(help="Dice set.")]
 VariantOpt = Annotated[VariantOption, typer.Option(help="Scoring variant.")]
+StartOpt = Annotated[StartOption, typer.Option(
+    "--start", help="Who starts rounds 2 on (R5): rotate, the next player clockwise "
+    "(default), or fixed, round 1's start player every round.")]
+SpecialLeadOpt = Annotated[SpecialLeadOption, typer.Option(
+    "--special-lead", help="A trick a special die leads (R9): first-number, the first "
+    "number die rolled sets the colour (default), or no-colour, none to follow.")]
 
 
 def _version(value: bool) -> None:

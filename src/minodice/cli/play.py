@@ -26,6 +26,10 @@ from minodice.cli.common import (
     Edition,
     EditionOpt,
     PlayersOpt,
+    SpecialLeadOpt,
+    SpecialLeadOption,
+    StartOpt,
+    StartOption,
     VariantOpt,
     VariantOption,
     app,
@@ -34,10 +38,12 @@ from minodice.cli.common import (
     data_path,
     lineup,
     non_empty_path,
+    rule_options,
 )
 from minodice.core.errors import InvalidRecordError
 from minodice.core.names import shown_name
 from minodice.core.record import dumps_record, parse_record
+from minodice.core.rules import RuleOptions
 from minodice.files import read_text
 from minodice.i18n import LANGUAGES, language_from_env, translator
 from minodice.play import saves
@@ -174,6 +180,8 @@ def play(
                                       f"per bot seat: {LEVELS}.")] = "easy",
     edition: EditionOpt = Edition.mino,
     variant: VariantOpt = VariantOption.standard,
+    start: StartOpt = StartOption.rotate,
+    special_lead: SpecialLeadOpt = SpecialLeadOption.first_number,
     lang: Annotated[
         Optional[str],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--lang", help="Language: en, de, nl, pt or es (default: the locale)."),
@@ -229,7 +237,8 @@ def play(
             saves.check_folder(folder if foreign else resume.parent)
         else:
             saves.check_folder(folder)
-            table = _new_table(players, name, bots, edition, variant, seed, language)
+            table = _new_table(players, name, bots, edition, variant, seed, language,
+                               rule_options(start, special_lead))
     except SaveError as exc:
         _close(game)
         hint = "" if isinstance(exc, saves.GameInUseError) else (
@@ -333,7 +342,8 @@ def _seats_of_record(path: Path, players: Sequence[str], people: Sequence[str],
 
 
 def _new_table(players: int, name: list[str] | None, bots: str, edition: Edition,
-               variant: VariantOption, seed: int | None, language: str) -> Table:
+               variant: VariantOption, seed: int | None, language: str,
+               options: RuleOptions) -> Table:
     check_range("--players", players, 3, 6)
     people = name or [default_player_name(language, os.environ.get("USER"))]
     if len(people) > players:
@@ -342,7 +352,7 @@ def _new_table(players: int, name: list[str] | None, bots: str, edition: Edition
     levels = lineup(bots, players - len(people), "bot seats") if len(people) < players else []
     game_seed = seed if seed is not None else secrets.randbelow(10**9)
     table = new_table(players, people, levels or ["easy"], edition.value, variant.value,
-                      game_seed)
+                      game_seed, options=options)
     for seat, spec in enumerate(table.seats):
         if not spec.is_human:
             table.bot(seat)  # make every bot now: one that fails says so before play

@@ -22,6 +22,10 @@ from minodice.cli.common import (
     EditionOpt,
     PlayersOpt,
     RecordsFolder,
+    SpecialLeadOpt,
+    SpecialLeadOption,
+    StartOpt,
+    StartOption,
     VariantOpt,
     VariantOption,
     app,
@@ -30,11 +34,12 @@ from minodice.cli.common import (
     lineup,
     non_empty_path,
     progress_bar,
+    rule_options,
 )
 from minodice.core.dice import load_dice_set
 from minodice.core.errors import InvalidRecordError
 from minodice.core.record import LoadedRecord, export_record, parse_record, summarize
-from minodice.core.rules import Variant
+from minodice.core.rules import RuleOptions, Variant
 from minodice.core.state import GameConfig, GameState
 from minodice.files import read_capped, read_text
 from minodice.play.match import distinct_names, play_bot_game
@@ -98,6 +103,8 @@ def simulate_cmd(
                                       "games.")] = 0,
     edition: EditionOpt = Edition.mino,
     variant: VariantOpt = VariantOption.standard,
+    start_rule: StartOpt = StartOption.rotate,
+    special_lead: SpecialLeadOpt = SpecialLeadOption.first_number,
     save_records: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads this annotation at run time
         typer.Option("--save-records", parser=non_empty_path, help="Write one record per "
@@ -122,6 +129,7 @@ def simulate_cmd(
     folder = (RecordsFolder("simulate", save_records, games, force)
               if save_records is not None else None)
     dice_set = load_dice_set(edition.value)
+    options = rule_options(start_rule, special_lead)
     summary = SimulationSummary(players)
     runs: Iterator[GameState]
     names = [f"Bot {i + 1}" for i in range(players)]
@@ -131,10 +139,12 @@ def simulate_cmd(
             folder.write(index, export_record(state, names, {"seed": seed, "game": index + 1}))
 
     if set(seats) == {"random"}:
-        runs = simulate(players, games, seed, dice_set, Variant(variant.value), on_game=save)
+        runs = simulate(players, games, seed, dice_set, Variant(variant.value), on_game=save,
+                        options=options)
     else:
         names = distinct_names(seats)  # a record's players are distinct (R1)
-        runs = _bot_games(seats, games, seed, edition.value, variant.value, save, time_limit)
+        runs = _bot_games(seats, games, seed, edition.value, variant.value, save, time_limit,
+                          options)
     start = time.perf_counter()
     if sys.stderr.isatty():
         with progress_bar() as progress:
@@ -151,7 +161,8 @@ def simulate_cmd(
     if as_json:
         typer.echo(json.dumps({
             "players": players, "games": games, "seed": seed, "edition": edition.value,
-            "variant": variant.value, "seconds": round(summary.seconds, 3),
+            "variant": variant.value, "rule_options": options.as_json(),
+            "seconds": round(summary.seconds, 3),
             "games_per_second": round(summary.games_per_second, 1),
             "mean_scores": [round(m, 2) for m in summary.mean_scores],
             "bid_success": round(summary.bid_success, 4),
@@ -160,7 +171,8 @@ def simulate_cmd(
     who = ("random players" if set(seats) == {"random"}
            else "seats: " + printable(",".join(seats)))
     typer.echo(f"Simulated {games} game{'' if games == 1 else 's'}: {players} {who}, "
-               f"dice set {edition.value}, variant {variant.value}, seed {seed}")
+               f"dice set {edition.value}, variant {variant.value}, seed {seed}"
+               + ("" if options.is_default else f", rules {options}"))
     typer.echo(f"Time: {summary.seconds:.2f} s ({summary.games_per_second:,.0f} games/s)")
     means = " · ".join(f"seat {i + 1}: {m:.1f}" for i, m in enumerate(summary.mean_scores))
     typer.echo(f"Mean score per seat: {means}")
@@ -171,12 +183,12 @@ def simulate_cmd(
 
 def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, variant: str,
                on_game: Callable[[int, GameState], None],
-               time_limit: float) -> Iterator[GameState]:
+               time_limit: float, options: RuleOptions) -> Iterator[GameState]:
     """Games between the bots of ``seat_bots`` (seats as given), for ``simulate``."""
     for index in range(games):
         rng = game_rng(seed, index)
         config = GameConfig(len(seat_bots), load_dice_set(edition), Variant(variant),
-                            rng.randrange(len(seat_bots)))
+                            rng.randrange(len(seat_bots)), options)
         try:
             state, _ = play_bot_game(config, [make_bot(b) for b in seat_bots], seat_bots, seed,
                                      index, f"{seed}:{index}", time_limit)
@@ -196,6 +208,8 @@ def demo(
     ] = None,
     edition: EditionOpt = Edition.mino,
     variant: VariantOpt = VariantOption.standard,
+    start_rule: StartOpt = StartOption.rotate,
+    special_lead: SpecialLeadOpt = SpecialLeadOption.first_number,
 ) -> None:
     """Simulate one game between random players and replay it on screen."""
     check_range("--players", players, 3, 6)
@@ -203,7 +217,7 @@ def demo(
         seed = secrets.randbelow(10**6)
     rng = game_rng(seed, 0)
     config = GameConfig(players, load_dice_set(edition.value), Variant(variant.value),
-                        rng.randrange(players))
+                        rng.randrange(players), rule_options(start_rule, special_lead))
     state = play_random_game(config, rng)
     names = ["Ana", "Ben", "Cleo", "Dara", "Emil", "Fay"][:players]
     typer.echo(f"Demo game, seed {seed} (minodice demo --seed {seed} replays it)\n")

@@ -12,14 +12,24 @@ from minodice.core.record import (
     parse_record,
     summarize,
 )
-from minodice.core.rules import Reason, TrickResult, Variant, resolve_trick, rounds_for
+from minodice.core.rules import (
+    Reason,
+    RuleOptions,
+    SpecialLead,
+    StartRule,
+    TrickResult,
+    Variant,
+    resolve_trick,
+    rounds_for,
+)
 from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState, Phase
 from minodice.core.view import SeatView, view
 
 __all__ = [
     "CHANCE", "TERMINAL", "Action", "Bid", "DiceSet", "DieKind", "Face", "GameConfig",
     "GameState", "Hand", "IllegalActionError", "InvalidRecordError", "LoadedRecord",
-    "MinodiceError", "Phase", "Reason", "Roll", "SeatView", "TrickResult", "Variant",
+    "MinodiceError", "Phase", "Reason", "Roll", "RuleOptions", "SeatView", "SpecialLead",
+    "StartRule", "TrickResult", "Variant",
     "dumps_record", "export_record", "load_dice_set", "load_record", "parse_action",
     "parse_record", "resolve_trick", "rounds_for", "summarize", "view",
 ]

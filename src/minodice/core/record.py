@@ -30,12 +30,24 @@ from minodice.core.actions import Bid, Roll
 from minodice.core.dice import BUILTIN_DICE_SETS, Hand, load_dice_set
 from minodice.core.errors import IllegalActionError, InvalidRecordError
 from minodice.core.roundlog import RoundLog
-from minodice.core.rules import MAX_PLAYERS, MIN_PLAYERS, Variant, rounds_for
+from minodice.core.rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    RuleOptions,
+    Variant,
+    rounds_for,
+    starter_of_round,
+)
 from minodice.core.state import GameConfig, GameState, Phase
 
 FORMAT = "minodice-record"
 VERSION = 1
-_KNOWN_KEYS = ("format", "version", "dice_set", "variant", "players", "first_starter", "rounds")
+_KNOWN_KEYS = ("format", "version", "dice_set", "variant", "players", "first_starter",
+               "rule_options", "rounds")
+#: This project's one key beyond RECORD.md's (docs/RECORD.md): the rules RULES.md keeps
+#: configurable (R5, R9), written only when a game plays them otherwise than by default,
+#: so that every record of a default game is exactly RECORD.md's.
+RULE_OPTIONS_KEY = "rule_options"
 
 
 @dataclass
@@ -88,6 +100,8 @@ def export_record(
         "players": list(players),
         "first_starter": state.config.first_starter,
     })
+    if not state.config.options.is_default:
+        record[RULE_OPTIONS_KEY] = state.config.options.as_json()
     logs = state.rounds
     if state.phase is Phase.DRAW:
         logs = logs[:-1]
@@ -204,11 +218,15 @@ def load_record(data: Any) -> LoadedRecord:
         raise _type_error('"first_starter" must be an integer')
     if not 0 <= first < len(players):
         raise InvalidRecordError(f"first_starter {first} is not a player index (R5)", "R5")
+    try:
+        options = RuleOptions.from_json(data.get(RULE_OPTIONS_KEY, {}))
+    except ValueError as exc:
+        raise _type_error(f'"{RULE_OPTIONS_KEY}": {exc}') from None
     rounds = data.get("rounds")
     if not isinstance(rounds, list):
         raise _type_error('"rounds" must be a list')
     dice_set = load_dice_set(set_name)
-    state = GameState(GameConfig(len(players), dice_set, Variant(variant), first))
+    state = GameState(GameConfig(len(players), dice_set, Variant(variant), first, options))
     reader = _Reader(state, players)
     for index, rnd in enumerate(rounds):
         reader.read_round(index + 1, rnd, is_last=index == len(rounds) - 1)
@@ -353,7 +371,7 @@ class _Reader:
 def summarize(state: GameState, players: Sequence[str]) -> dict[str, Any]:
     """The ``minodice replay --json`` object of RECORD.md, from a loaded state."""
     rounds = []
-    starter = state.config.first_starter
+    config = state.config
     for i, log in enumerate(state.rounds):
         if log is state.rounds[-1] and state.phase is Phase.DRAW:
             break
@@ -362,7 +380,8 @@ def summarize(state: GameState, players: Sequence[str]) -> dict[str, Any]:
             won[w] += 1
         rounds.append({
             "round": i + 1,
-            "starter": (starter + i) % state.n,
+            "starter": starter_of_round(config.first_starter, i + 1, state.n,
+                                        config.options.start),
             "bids": None if log.bids is None else list(log.bids),
             "trick_winners": list(log.winners),
             "tricks_won": won,

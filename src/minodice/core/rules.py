@@ -44,6 +44,116 @@ class Variant(StrEnum):
         return f"Variant.{self.name}"
 
 
+class StartRule(StrEnum):
+    """R5 [default], who starts rounds 2 onwards: ``rotate``, the next player clockwise
+    from the last round's start player (the default: the card game rotates so); ``fixed``,
+    round 1's start player every round (the sources name "a start player" and no rotation)."""
+
+    ROTATE = "rotate"
+    FIXED = "fixed"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"StartRule.{self.name}"
+
+
+class SpecialLead(StrEnum):
+    """R9 [default], the colour of a trick a special die leads: ``first-number``, the
+    first number die rolled in it sets the colour (the default: a review of the 2016
+    edition says so); ``no-colour``, that trick has no colour to follow at all (only a
+    number die *leading* sets a colour)."""
+
+    FIRST_NUMBER = "first-number"
+    NO_COLOUR = "no-colour"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"SpecialLead.{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOptions:
+    """The rules RULES.md leaves open and keeps configurable (its **[default]** points that
+    change play: R5's rotation and R9's special lead), as one value with a text form.
+
+    >>> str(RuleOptions())
+    'start=rotate special-lead=first-number'
+    >>> RuleOptions.parse("special-lead=no-colour")
+    RuleOptions(start=StartRule.ROTATE, special_lead=SpecialLead.NO_COLOUR)
+    >>> RuleOptions.parse("start=sideways")
+    Traceback (most recent call last):
+    ...
+    ValueError: start is rotate or fixed (R5), not 'sideways'
+    """
+
+    start: StartRule = StartRule.ROTATE
+    special_lead: SpecialLead = SpecialLead.FIRST_NUMBER
+
+    @property
+    def is_default(self) -> bool:
+        return self == DEFAULT_RULE_OPTIONS
+
+    def __str__(self) -> str:
+        return f"start={self.start} special-lead={self.special_lead}"
+
+    def as_json(self) -> dict[str, str]:
+        """The options as a record or a message keeps them (keys with underscores)."""
+        return {"start": str(self.start), "special_lead": str(self.special_lead)}
+
+    @classmethod
+    def from_json(cls, data: object) -> RuleOptions:
+        """Options from :meth:`as_json`'s form; a key left out keeps its default. Raises
+        ``ValueError`` with a sentence for anything else."""
+        if not isinstance(data, dict):
+            raise ValueError('rule options are an object such as {"start": "fixed"}')
+        unknown = sorted(str(k) for k in data if k not in ("start", "special_lead"))
+        if unknown:
+            raise ValueError(f"unknown rule option {unknown[0]!r}: the options are "
+                             "start (R5) and special_lead (R9)")
+        return cls._of(data.get("start", StartRule.ROTATE.value),
+                       data.get("special_lead", SpecialLead.FIRST_NUMBER.value))
+
+    @classmethod
+    def parse(cls, text: str) -> RuleOptions:
+        """Options from :meth:`__str__`'s form (``key=value`` separated by blanks or
+        commas; ``special_lead`` may be written with an underscore)."""
+        found: dict[str, str] = {}
+        for item in text.replace(",", " ").split():
+            key, sep, value = item.partition("=")
+            key = key.strip().lower().replace("_", "-")
+            if not sep or key not in ("start", "special-lead"):
+                raise ValueError(f"a rule option is start=VALUE or special-lead=VALUE, "
+                                 f"not {item!r}")
+            found[key] = value.strip().lower()
+        return cls._of(found.get("start", StartRule.ROTATE.value),
+                       found.get("special-lead", SpecialLead.FIRST_NUMBER.value))
+
+    @classmethod
+    def _of(cls, start: object, special_lead: object) -> RuleOptions:
+        if start not in {r.value for r in StartRule}:
+            raise ValueError(f"start is rotate or fixed (R5), not {start!r}")
+        if special_lead not in {r.value for r in SpecialLead}:
+            raise ValueError(f"special-lead is first-number or no-colour (R9), not "
+                             f"{special_lead!r}")
+        return cls(StartRule(start), SpecialLead(special_lead))
+
+
+DEFAULT_RULE_OPTIONS: Final = RuleOptions()
+
+
+def starter_of_round(first_starter: int, round_no: int, players: int,
+                     start: StartRule = StartRule.ROTATE) -> int:
+    """R5: the start player of round ``round_no`` (from 1) when ``first_starter`` started
+    round 1."""
+    if start is StartRule.FIXED:
+        return first_starter
+    return (first_starter + round_no - 1) % players
+
+
 def rounds_for(players: int) -> int:
     """R2: 8 rounds with 3 or 4 players, 7 with 5, 6 with 6."""
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:

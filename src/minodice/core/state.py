@@ -58,11 +58,14 @@ from minodice.core.dice import (
 from minodice.core.errors import PLAYER, IllegalActionError
 from minodice.core.roundlog import RollEntry, RoundLog
 from minodice.core.rules import (
+    DEFAULT_RULE_OPTIONS,
     MAX_PLAYERS,
     MERMAID_BONUS,
     MIN_PLAYERS,
     MINOTAUR_BONUS_PER_GRIFFIN,
     WINNING_ROLE,
+    RuleOptions,
+    StartRule,
     Variant,
     round_points,
     rounds_for,
@@ -111,14 +114,17 @@ class GameConfig:
     dice_set: DiceSet
     variant: Variant = Variant.STANDARD
     first_starter: int = 0
+    options: RuleOptions = DEFAULT_RULE_OPTIONS
 
     @property
     def rounds(self) -> int:
         return rounds_for(self.players)
 
-    def __reduce__(self) -> tuple[type[GameConfig], tuple[int, DiceSet, Variant, int]]:
+    def __reduce__(self) -> tuple[type[GameConfig],
+                                  tuple[int, DiceSet, Variant, int, RuleOptions]]:
         """Pickled and copied through the constructor, which a compiled build needs."""
-        return GameConfig, (self.players, self.dice_set, self.variant, self.first_starter)
+        return GameConfig, (self.players, self.dice_set, self.variant, self.first_starter,
+                            self.options)
 
 
 class GameState:
@@ -140,6 +146,7 @@ class GameState:
         "_griffins",
         "_last_sym",
         "_pending",
+        "_rotate",
         "_simplified",
         "_t",
         "_trick",
@@ -173,12 +180,13 @@ class GameState:
         self.dice_set = config.dice_set
         self.n = config.players
         self.n_rounds = config.rounds
-        self._t = tables_for(config.dice_set)
+        self._t = tables_for(config.dice_set, config.options.special_lead)
         self._simplified = config.variant is Variant.SIMPLIFIED
+        self._rotate = 1 if config.options.start is StartRule.ROTATE else 0  # R5
         self.totals: list[int] = [0] * self.n
         self.rounds: list[RoundLog] = []
         self.round_no = 0
-        self.starter = (config.first_starter - 1) % self.n
+        self.starter = (config.first_starter - self._rotate) % self.n
         self.phase = _DRAW
         self.current_player = CHANCE
         self.bag: list[int] = []
@@ -200,10 +208,11 @@ class GameState:
         dice_set: str | DiceSet = "mino",
         variant: str | Variant = Variant.STANDARD,
         first_starter: int = 0,
+        options: RuleOptions = DEFAULT_RULE_OPTIONS,
     ) -> GameState:
         """A new game; ``first_starter`` is the start player of round 1 (R5)."""
         ds = load_dice_set(dice_set) if isinstance(dice_set, str) else dice_set
-        return cls(GameConfig(players, ds, Variant(variant), first_starter))
+        return cls(GameConfig(players, ds, Variant(variant), first_starter, options))
 
     @classmethod
     def at_round(
@@ -218,7 +227,7 @@ class GameState:
         if not 1 <= round_no <= state.n_rounds:
             raise ValueError(f"round {round_no} is not a round of a {state.n}-player game (R2)")
         state.round_no = round_no - 1
-        state.starter = (config.first_starter + round_no - 2) % state.n
+        state.starter = (config.first_starter + (round_no - 2) * state._rotate) % state.n
         state.rounds = []
         state._start_round()
         state.totals = list(totals) if totals is not None else [0] * state.n
@@ -233,7 +242,7 @@ class GameState:
 
     def _start_round(self) -> None:
         self.round_no += 1
-        self.starter = (self.starter + 1) % self.n
+        self.starter = (self.starter + self._rotate) % self.n  # R5
         self.bag = [k.count for k in self.dice_set.kinds]  # R3: all dice back in the bag
         self.hands = [0] * self.n
         self.bids = [-1] * self.n
@@ -558,7 +567,9 @@ class GameState:
             seat -= self.n
         self.hands[seat] -= self._t.shift[kind]
         self._trick.append((seat, kind, code))
-        self.follow = self._t.follow_after[self.follow + 1][kind]  # R9: the colour to follow
+        # R9: the colour to follow (the lead's row says what a die leading sets)
+        self.follow = (self._t.follow_after[self.follow + 1] if self.rolled
+                       else self._t.lead_follow)[kind]
         # R10, incrementally: remember the symbols seen and the best number so far.
         if code >= SYMBOL_BASE:
             role = code - SYMBOL_BASE

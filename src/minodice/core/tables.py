@@ -32,6 +32,7 @@ from typing import Final
 
 from minodice.core.actions import Roll
 from minodice.core.dice import KIND_BITS, KIND_MASK, DiceSet, Face
+from minodice.core.rules import SpecialLead
 
 # One bit per kind (the lowest bit of its 4-bit field in a hand key), for 16 kinds.
 PRESENT_BITS: Final = sum(1 << (KIND_BITS * k) for k in range(16))
@@ -55,7 +56,9 @@ class Tables:
     any of it is held, forbids rolling ``kind`` (the kinds of ``follow``'s colour, or 0):
     the engine checks a single roll with it (:meth:`may_roll`). ``colour_kinds[k]`` are
     the number kinds of kind ``k``'s colour (none for a special die, never followed), and
-    ``follow_after[follow + 1][kind]`` the colour to follow once ``kind`` is rolled.
+    ``follow_after[follow + 1][kind]`` the colour to follow once ``kind`` is rolled after
+    the lead, ``lead_follow[kind]`` once it leads (the same as ``follow_after[0]`` but
+    where R9's option makes a trick that a special die led one without colour).
     ``face_objs[k]`` are kind ``k``'s six faces, ``face_by_code[k]`` the same by code
     (the engine checks an outcome with it) and ``roll_outcomes[k]`` its distinct faces
     with their exact probabilities.
@@ -69,6 +72,7 @@ class Tables:
         "face_objs",
         "follow_after",
         "kinds",
+        "lead_follow",
         "legal",
         "legal_kinds",
         "nkinds",
@@ -76,10 +80,13 @@ class Tables:
         "rolls",
         "shift",
         "special",
+        "special_lead",
     )
 
-    def __init__(self, dice_set: DiceSet) -> None:
+    def __init__(self, dice_set: DiceSet,
+                 special_lead: SpecialLead = SpecialLead.FIRST_NUMBER) -> None:
         self.kinds = dice_set.kinds
+        self.special_lead = special_lead
         self.rolls: tuple[Roll, ...] = tuple(Roll(k) for k in dice_set.kinds)
         self.face_objs: tuple[tuple[Face, ...], ...] = tuple(k.faces for k in dice_set.kinds)
         self.face_by_code: tuple[dict[int, Face], ...] = tuple(
@@ -103,6 +110,8 @@ class Tables:
         self.follow_after: tuple[tuple[int, ...], ...] = tuple(
             tuple(self.next_follow(follow, kind) for kind in range(nkinds))
             for follow in range(-1, nkinds))
+        self.lead_follow: tuple[int, ...] = tuple(
+            self.next_follow(-1, kind, leads=True) for kind in range(nkinds))
         self.legal: dict[int, tuple[Roll, ...]] = {}
         self.legal_kinds: dict[int, tuple[int, ...]] = {}
         for held_mask in range(1 << nkinds):
@@ -123,10 +132,14 @@ class Tables:
                 return tuple(k for k in held if self.special[k] or k in colour)
         return tuple(held)
 
-    def next_follow(self, follow: int, kind: int) -> int:
+    def next_follow(self, follow: int, kind: int, leads: bool = False) -> int:
         """R9: the colour to follow (a kind index, ``-1``: none) once a die of ``kind`` is
-        rolled — the first number die of the trick sets it; a special die sets none."""
-        return kind if follow < 0 and not self.special[kind] else follow
+        rolled (``leads``: as the trick's first) — the first number die of the trick sets
+        it; a special die sets none. With ``special_lead`` ``no-colour`` only the lead can
+        set it: a trick a special die led keeps no colour."""
+        if follow >= 0 or self.special[kind]:
+            return follow
+        return kind if leads or self.special_lead is SpecialLead.FIRST_NUMBER else -1
 
     def shows_void(self, kind: int, follow: int) -> bool:
         """Whether a legal roll of ``kind``, with ``follow``'s colour to follow, shows that
@@ -148,10 +161,16 @@ class Tables:
                     and not hand_key & self.breaks_follow[follow + 1][kind])
 
 
-def tables_for(dice_set: DiceSet) -> Tables:
-    """The tables of ``dice_set``, built on first use and kept on the set."""
-    tables = dice_set.engine_tables
+def tables_for(dice_set: DiceSet,
+               special_lead: SpecialLead = SpecialLead.FIRST_NUMBER) -> Tables:
+    """The tables of ``dice_set`` under R9's ``special_lead`` option, built on first use
+    and kept on the set."""
+    kept = dice_set.engine_tables
+    if kept is None:
+        kept = dice_set.engine_tables = {}
+    assert isinstance(kept, dict)
+    tables = kept.get(special_lead)
     if tables is None:
-        tables = dice_set.engine_tables = Tables(dice_set)
+        tables = kept[special_lead] = Tables(dice_set, special_lead)
     assert isinstance(tables, Tables)
     return tables

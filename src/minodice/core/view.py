@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from minodice.core.actions import Action
 from minodice.core.dice import DiceSet, Face, Hand
-from minodice.core.rules import Variant
+from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions, Variant
 from minodice.core.state import GameState, Phase, RollEntry
 
 
@@ -82,6 +82,8 @@ class SeatView:
     history: tuple[PastRound, ...]
     totals: tuple[int, ...]
     legal_actions: tuple[Action, ...]
+    #: R5's and R9's open points as this game plays them (public: the table's rules).
+    options: RuleOptions = DEFAULT_RULE_OPTIONS
 
     @property
     def own_seat(self) -> int:
@@ -170,6 +172,7 @@ def view(state: GameState, seat: int | None,
         history=history,
         totals=tuple(state.totals),
         legal_actions=state.legal_actions(seat) if seat is not None else (),
+        options=state.config.options,
     )
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minodice.core.dice import DiceSet, Face, Hand
-from minodice.core.rules import Variant
+from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions, Variant
 from minodice.core.state import GameConfig, GameState
 from minodice.play.driver import Driver
 from minodice.play.match import made_by_round
@@ -121,11 +121,12 @@ def simulate(
     dice_set: DiceSet,
     variant: Variant = Variant.STANDARD,
     on_game: Callable[[int, GameState], None] | None = None,
+    options: RuleOptions = DEFAULT_RULE_OPTIONS,
 ) -> Iterator[GameState]:
     """Yield ``games`` finished random games; ``on_game`` sees each with its index."""
     for index in range(games):
         rng = game_rng(seed, index)
-        config = GameConfig(players, dice_set, variant, rng.randrange(players))  # R5
+        config = GameConfig(players, dice_set, variant, rng.randrange(players), options)  # R5
         state = play_random_game(config, rng)
         if on_game is not None:
             on_game(index, state)

@@ -40,7 +40,13 @@ from minodice.core.fair import SCHEME_1, FairStream
 from minodice.core.fair import deal as fair_deal
 from minodice.core.fair import roll as fair_roll
 from minodice.core.record import export_record, load_record
-from minodice.core.rules import TrickResult, Variant, resolve_trick
+from minodice.core.rules import (
+    DEFAULT_RULE_OPTIONS,
+    RuleOptions,
+    TrickResult,
+    Variant,
+    resolve_trick,
+)
 from minodice.core.state import TERMINAL, GameConfig, GameState, Phase
 from minodice.core.view import PastRound, SeatView, past_rounds, view, views
 from minodice.text.safe import one_line, printable
@@ -650,6 +656,7 @@ def new_table(
     variant: str = "standard",
     seed: int = 0,
     first_starter: int | None = None,
+    options: RuleOptions = DEFAULT_RULE_OPTIONS,
 ) -> Table:
     """A local game, started: people first, then bots (cycling through ``bots``)."""
     if not 3 <= players <= 6:
@@ -664,7 +671,7 @@ def new_table(
     for i in range(players - len(names)):
         seats.append(SeatSpec(spare[i], bots[i % len(bots)]))
     starter = _starter(seed, players) if first_starter is None else first_starter
-    config = GameConfig(players, load_dice_set(edition), Variant(variant), starter)
+    config = GameConfig(players, load_dice_set(edition), Variant(variant), starter, options)
     table = Table(config, seats, SeededChance(seed), str(seed))
     table.start()
     return table
@@ -676,9 +683,10 @@ def _starter(seed: int, players: int) -> int:
 
 def another_game(table: Table, seed: int) -> Table:
     """A new local game at ``table``'s seats (the same people and bots, edition and
-    variant), dealt from ``seed``, with the start player drawn from it as well."""
+    variant and rule options), dealt from ``seed``, with the start player drawn from it as
+    well."""
     config = GameConfig(table.players, table.config.dice_set, table.config.variant,
-                        _starter(seed, table.players))
+                        _starter(seed, table.players), table.config.options)
     game = Table(config, list(table.seats), SeededChance(seed), str(seed))
     game.start()
     return game

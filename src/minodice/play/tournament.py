@@ -34,7 +34,7 @@ from minodice.bots.protocol import BotError
 from minodice.bots.sandbox import close_spares
 from minodice.core.dice import load_dice_set
 from minodice.core.record import export_record
-from minodice.core.rules import Variant
+from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions, Variant
 from minodice.core.state import GameConfig
 from minodice.play.match import (
     GameResult,
@@ -218,6 +218,7 @@ class TournamentSpec:
     variant: str = "standard"
     time_limit: float | None = 10.0
     records: bool = False  # keep each game's record (RECORD.md) in its result
+    options: RuleOptions = DEFAULT_RULE_OPTIONS  # R5's and R9's open points
 
 
 @dataclass
@@ -299,7 +300,7 @@ def play_one(spec: TournamentSpec, index: int) -> GameResult:
     bots = [make_bot(name) for name in names]
     starter = deal_rng(spec.seed, deal, "starter", 0).randrange(spec.players)
     config = GameConfig(spec.players, load_dice_set(spec.dice_set), Variant(spec.variant),
-                        starter)
+                        starter, spec.options)
     state, times = play_bot_game(config, bots, names, spec.seed, deal,
                                  f"{spec.seed}:{index}", spec.time_limit)
     made = made_by_round(state)

@@ -43,9 +43,12 @@ import numpy.typing as npt
 
 from minodice.core.dice import FLAG, SYMBOL_BASE, load_dice_set
 from minodice.core.rules import (
+    DEFAULT_RULE_OPTIONS,
     MERMAID_BONUS,
     MINOTAUR_BONUS_PER_GRIFFIN,
     WINNING_ROLE,
+    RuleOptions,
+    StartRule,
     Variant,
     rounds_for,
 )
@@ -73,7 +76,8 @@ class VectorGame:
 
     def __init__(self, n: int, players: int = 4, dice_set: str = "mino",
                  variant: str | Variant = Variant.STANDARD,
-                 first_starter: int | npt.ArrayLike = 0) -> None:
+                 first_starter: int | npt.ArrayLike = 0,
+                 options: RuleOptions = DEFAULT_RULE_OPTIONS) -> None:
         if n < 1:
             raise ValueError(f"a batch holds at least one game, not {n}")
         ds = load_dice_set(dice_set)
@@ -81,7 +85,9 @@ class VectorGame:
         starters = np.broadcast_to(np.asarray(first_starter, dtype=np.int64), (n,)).copy()
         if ((starters < 0) | (starters >= players)).any():
             raise ValueError(f"a first starter is a seat from 0 to {players - 1} (R5)")
-        tables = tables_for(ds)
+        tables = tables_for(ds, options.special_lead)
+        self.options = options
+        self._rotate = 1 if options.start is StartRule.ROTATE else 0  # R5
         k = len(ds.kinds)
         self.n, self.players, self.kinds = n, players, k
         self.dice_set = ds
@@ -98,6 +104,7 @@ class VectorGame:
                 self._colour[f + 1, other] = True
         # follow_after[(f + 1) * K + k]: the colour to follow once kind k is rolled (R9)
         self._follow_after = np.array(tables.follow_after, dtype=np.int64).ravel()
+        self._lead_follow = np.array(tables.lead_follow, dtype=np.int64)  # ... once it leads
         self._face_flat = self._faces.ravel()
         # _legal[held * (K + 1) + f + 1]: the kinds (bits) a hand holding the kinds ``held``
         # (bits) may roll while f's colour is followed: the engine's own statement of R8
@@ -121,7 +128,7 @@ class VectorGame:
         self.steps = 0
         self.totals = np.zeros((n, players), dtype=np.int64)
         self.round_points = np.zeros((n, players), dtype=np.int64)
-        self.starter = (starters - 1) % players
+        self.starter = (starters - self._rotate) % players
         self._start_round()
 
     # -- set-up ---------------------------------------------------------------------
@@ -129,7 +136,7 @@ class VectorGame:
     def _start_round(self) -> None:
         n, p, k = self.n, self.players, self.kinds
         self.round_no += 1
-        self.starter = (self.starter + 1) % p
+        self.starter = (self.starter + self._rotate) % p
         self.bag = np.broadcast_to(self._counts, (n, k)).copy()
         self.hands = np.zeros((n, p, k), dtype=np.int64)
         self._flat_hands = self.hands.reshape(-1)  # a view: hands[g, s, k] at (g*P + s)*K + k
@@ -239,7 +246,8 @@ class VectorGame:
         self._flat_hands[at] = left
         held_at = self._rows * self.players + seat
         self._flat_held[held_at] &= ~np.where(left == 0, self._bit[kind], 0)
-        self.follow = self._follow_after[(self.follow + 1) * k + kind]  # R9
+        self.follow = (self._follow_after[(self.follow + 1) * k + kind] if self._rolled
+                       else self._lead_follow[kind])  # R9
         # R10, incrementally: the symbols seen, the last of each, the best number so far
         last_sym = self._last_sym
         for role in range(3):
