@@ -30,6 +30,7 @@ from minodice.core.record import (
 from minodice.core.rules import RuleOptions, SpecialLead, Variant, rounds_for
 from minodice.core.state import CHANCE, TERMINAL, GameConfig, GameState, Phase
 from minodice.play.simulate import play_random_game
+from minodice.text.safe import one_line
 
 Record = dict[str, Any]
 Place = tuple[int | None, int | None, int | None]
@@ -389,15 +390,53 @@ def test_not_json(text: str) -> None:
     assert str(err) == err.message
 
 
-def test_numbers_too_long_for_python_are_rejected_cleanly() -> None:
-    # Python refuses to convert integers of more than 4300 digits; parse_record must
-    # still answer with an InvalidRecordError (rule null), never a bare ValueError.
-    text = json.dumps(example_record()).replace('"face": 6', '"face": ' + "7" * 5000)
+def test_numbers_too_long_for_python_are_refused_where_they_are() -> None:
+    """Python reads integers of at most 4300 digits from text; a longer one is still JSON,
+    and the record's check says where it is and which rule it breaks, as for a bid of 31
+    digits. Kept in a key of its own (which a save writes back), it is refused by name."""
+    long = "7" * 5000
+    text = json.dumps(example_record()).replace('"face": 6', f'"face": {long}')
+    err = reject_text(text)
+    assert (err.rule, place(err)) == ("R8", (1, 1, 1))
+    assert "777777… (a number of 5000 digits)" in one_line(err.message)
+    text = json.dumps(example_record()).replace('"bids": [1, 0, 0]', f'"bids": [-{long}, 0, 0]')
+    err = reject_text(text)
+    assert (err.rule, place(err)) == ("R6", (1, None, None))
+    assert "-777777… (a number of 5000 digits)" in one_line(err.message)
+    text = json.dumps({**example_record(), "seed": 1}).replace('"seed": 1', f'"seed": {long}')
     err = reject_text(text)
     assert (err.rule, place(err)) == (None, NOWHERE)
-    text = json.dumps({**example_record(), "seed": 1}).replace('"seed": 1',
-                                                               '"seed": ' + "1" * 5000)
-    assert reject_text(text).rule is None
+    assert '"seed"' in err.message
+    assert "5000 digits" in err.message
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda t: t.replace('"first_starter": 0', '"first_starter": NaN'), "NaN is no JSON number"),
+    (lambda t: t[:-1] + ', "notes": -Infinity}', "-Infinity is no JSON number"),
+    (lambda t: '{"version": 2, ' + t[1:], 'the key "version" twice'),
+    (lambda t: t.replace('"player": 1', '"player": 1, "player": 2', 1), 'the key "player" twice'),
+])
+def test_what_json_does_not_allow_is_not_json(change: Callable[[str], str], words: str) -> None:
+    """NaN and Infinity are no JSON (Python's reader takes them, and a save would write
+    them back); a key twice in one object is read as either value by different readers,
+    so two programs would read two games from one record."""
+    err = reject_text(change(json.dumps(example_record())))
+    assert (err.rule, place(err)) == (None, NOWHERE)
+    assert err.message.startswith("not JSON")
+    assert words in err.message
+
+
+def test_text_that_is_not_unicode_is_refused() -> None:
+    """JSON can spell a lone surrogate (``"\\ud800"``), which is no Unicode text: as a
+    name, or in a key a save keeps, it could not be written back (UTF-8 has no form for
+    it), so the record is refused when it is read, not when it is saved."""
+    text = json.dumps(example_record())
+    err = reject_text(text.replace('"Ana"', '"A\\ud800"'))
+    assert (err.rule, place(err)) == (None, NOWHERE)
+    assert "name" in err.message
+    err = reject_text(text[:-1] + ', "notes": {"by": ["\\udc00"]}}')
+    assert '"notes"' in err.message
+    assert "not Unicode" in err.message
 
 
 @pytest.mark.parametrize("tricks", [5, "none yet", {"1": []}, None])

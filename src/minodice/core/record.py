@@ -165,6 +165,53 @@ def parse_record(text: str) -> LoadedRecord:
     return load_record(record_json(text))
 
 
+class LongInt(int):
+    """An integer of the record's text too long for Python to read (more than
+    ``sys.get_int_max_str_digits()`` digits, 4300 by default): a stand-in of its sign,
+    far outside every range a record allows, that shows as the digits written. So the
+    record's check says where it is and what rule it breaks (a bid of 5000 digits is out
+    of range, R6), as it does for a bid of 31 digits, instead of calling valid JSON "not
+    JSON". Nothing is written back from it: :func:`load_record` refuses one kept in a key
+    of its own, whose value a later save would change."""
+
+    text: str
+
+    def __new__(cls, text: str) -> LongInt:
+        number = super().__new__(cls, -(10**30) if text.startswith("-") else 10**30)
+        number.text = text
+        return number
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
+
+    def __format__(self, spec: str) -> str:
+        return self.text
+
+
+def _read_int(text: str) -> int:
+    return int(text) if len(text) <= 4300 else LongInt(text)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON number")
+
+
+def _one_of_each_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are distinct: the same key twice, which readers resolve
+    differently (the first or the last), would let two programs read two games."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                shown = json.dumps(key, ensure_ascii=False)
+                raise ValueError(f"the key {shown} twice in one object")
+            seen.add(key)
+    return found
+
+
 def record_json(text: str) -> Any:
     """The JSON of a record's text, not yet checked as a record; a text that is no JSON is
     an :class:`InvalidRecordError` (the same words for every command that reads records)."""
@@ -174,16 +221,48 @@ def record_json(text: str) -> Any:
     if not text.strip():
         raise _type_error("the record is empty")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_read_int, parse_constant=_refuse_constant,
+                          object_pairs_hook=_one_of_each_key)
     except RecursionError:  # json's own nesting limit: a record is four levels deep
         raise _type_error("nested too deeply to be a record") from None
-    except ValueError as exc:  # JSONDecodeError, huge integers
+    except ValueError as exc:  # JSONDecodeError, NaN, a key twice
         raise _type_error(f"not JSON: {exc}") from None
+
+
+def _unkeepable(value: Any) -> str | None:
+    """What in a value of a key of its own a save could not write back as it was read: text
+    that is no Unicode (a lone surrogate, which JSON's ``\\ud800`` can spell) or an
+    integer too long to read (:class:`LongInt`); ``None`` if nothing."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, LongInt):
+            return f"a number of {len(item.text.lstrip('-'))} digits"
+        if isinstance(item, str):
+            if not _is_text(item):
+                return "text that is not Unicode (a lone surrogate)"
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _is_text(value: str) -> bool:
+    """Whether ``value`` is Unicode text (UTF-8 can write it): no lone surrogate."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _json_shown(value: Any) -> str:
     """A value of the record as JSON writes it (``null``, not Python's ``None``), so that
     the error quotes what the person sees in the file."""
+    if isinstance(value, LongInt):  # json would write its stand-in
+        return value.text
     try:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -213,6 +292,8 @@ def load_record(data: Any) -> LoadedRecord:
             f"{len(players)} players: Mino Dice is for 3 to 6 players (R1)", "R1")
     if any(not p for p in players) or len(set(players)) != len(players):
         raise InvalidRecordError("player names must be distinct and non-empty (R1)", "R1")
+    if not all(_is_text(p) for p in players):
+        raise _type_error("a player's name is not Unicode text (a lone surrogate)")
     first = data.get("first_starter", 0)
     if not _is_int(first):
         raise _type_error('"first_starter" must be an integer')
@@ -231,6 +312,11 @@ def load_record(data: Any) -> LoadedRecord:
     for index, rnd in enumerate(rounds):
         reader.read_round(index + 1, rnd, is_last=index == len(rounds) - 1)
     extra = {k: v for k, v in data.items() if k not in _KNOWN_KEYS}
+    for key, value in extra.items():
+        problem = _unkeepable(key) or _unkeepable(value)
+        if problem is not None:
+            raise _type_error(f"the key {_json_shown(key)} holds {problem}, which this "
+                              "program cannot keep as it is")
     return LoadedRecord(state, list(players), extra)
 
 
@@ -357,7 +443,7 @@ class _Reader:
                     raise ValueError(face)
             except ValueError:
                 raise InvalidRecordError(
-                    f"a {die} die has no face {json.dumps(face)} (R8)", "R8", r, t, q) from None
+                    f"a {die} die has no face {_json_shown(face)} (R8)", "R8", r, t, q) from None
             state.apply_chance(face_obj)
         if len(trick) < self.n and not is_last:
             raise InvalidRecordError(

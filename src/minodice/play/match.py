@@ -60,9 +60,27 @@ def distinct_names(seat_bots: list[str]) -> list[str]:
 
     >>> distinct_names(["easy", "hard", "easy"])
     ['easy (1)', 'hard', 'easy (3)']
+
+    A name is Unicode text, as a record needs: a byte of a bot's file name that is no
+    UTF-8 (read as a lone surrogate) shows as U+FFFD.
+
+    >>> distinct_names(["bots/b" + chr(0xDCFF) + ".py:Bot", "easy", "easy"])
+    ['bots/b\ufffd.py:Bot', 'easy (2)', 'easy (3)']
     """
-    return [f"{bot} ({seat + 1})" if seat_bots.count(bot) > 1 else bot
-            for seat, bot in enumerate(seat_bots)]
+    names = [_as_text(bot) for bot in seat_bots]
+    return [f"{name} ({seat + 1})" if names.count(name) > 1 else name
+            for seat, name in enumerate(names)]
+
+
+def _as_text(name: str) -> str:
+    """``name`` with what UTF-8 cannot write (lone surrogates) as U+FFFD."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        escaped = all("\udc80" <= c <= "\udcff" for c in name if "\ud800" <= c <= "\udfff")
+        handler = "surrogateescape" if escaped else "surrogatepass"
+        return name.encode("utf-8", handler).decode("utf-8", "replace")
+    return name
 
 
 def deal_rng(seed: int, deal: int, what: str, round_no: int) -> random.Random:
