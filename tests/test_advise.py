@@ -15,6 +15,7 @@ from command import as_program, as_text, in_process
 from minodice.bots.advisor import Advice, AdviceError, advise
 from minodice.bots.odds import OddsError, trick_odds
 from minodice.core.dice import load_dice_set
+from minodice.core.rules import RuleOptions, SpecialLead, StartRule
 
 EXAMPLE = ("--players", "4", "--round", "5", "--seat", "2", "--hand",
            "red,red,griffin,gray,purple")
@@ -110,6 +111,20 @@ def test_every_seat_and_player_count_gets_advice(players: int) -> None:
         assert sorted(advice.expected_score) == [0, 1, 2, 3]
         assert 0 <= advice.best_bid <= round_no
         assert advice.seat == seat
+
+
+def test_a_fixed_start_player_changes_nothing_within_a_round() -> None:
+    """R5's open point only says who starts the *next* rounds: the advice for a seat, so
+    many places after the start player, is the same under either (same seed), which
+    holds only if the advisor seats the start player where it says."""
+    fixed = RuleOptions(start=StartRule.FIXED)
+    for seat in range(4):
+        alike = [advise(4, 3, seat, "red,mermaid,yellow", samples=12, seed=7, options=options)
+                 for options in (RuleOptions(), fixed)]
+        assert alike[0].to_json() == alike[1].to_json()
+    other = advise(4, 3, 1, "red,mermaid,yellow", samples=12, seed=7,
+                   options=RuleOptions(special_lead=SpecialLead.NO_COLOUR))
+    assert sorted(other.expected_score) == [0, 1, 2, 3]
 
 
 def test_skull_king_edition_and_simplified_variant() -> None:

@@ -22,7 +22,7 @@ from minodice.bots.search import HardBot, evaluate_bids
 from minodice.bots.strength import ExpectedScorePolicy, strength_of
 from minodice.core.actions import Roll
 from minodice.core.dice import BUILTIN_DICE_SETS, Hand, load_dice_set
-from minodice.core.rules import Variant, rounds_for
+from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions, StartRule, Variant, rounds_for
 from minodice.core.state import GameConfig, GameState
 from minodice.core.view import SeatView, view
 
@@ -90,6 +90,7 @@ def advise(
     announced: Sequence[int | None] | None = None,
     budget: int = ADVICE_BUDGET,
     max_samples: int = 1000,
+    options: RuleOptions = DEFAULT_RULE_OPTIONS,
 ) -> Advice:
     """Advice for ``hand`` in ``round_no``, at ``seat`` places after the start player.
 
@@ -97,7 +98,8 @@ def advise(
     allow: many for small rounds, where play-outs are short, at least 60 for round 8 —
     so that every answer takes about the same, short time. ``announced``: bids already
     announced, by seat after the start player (``None`` where not known); those players
-    then play for them. ``budget`` and ``max_samples`` bound the default sample count
+    then play for them. ``options``: the game's rule options (R5, R9; R9's changes the
+    play-outs). ``budget`` and ``max_samples`` bound the default sample count
     (a web page asks for a quicker answer than the command line).
     """
     ds = load_dice_set(dice_set)
@@ -150,7 +152,8 @@ def advise(
     rng = random.Random(seed) if seed is not None else random.Random()
     # A state in which the start player is seat 0 and we sit at ``seat``; the other
     # hands drawn here are placeholders that the view hides and the search resamples.
-    config = GameConfig(players, ds, Variant(variant), (1 - round_no) % players)
+    starter = 0 if options.start is StartRule.FIXED else (1 - round_no) % players
+    config = GameConfig(players, ds, Variant(variant), starter, options)
     state = GameState.at_round(config, round_no)
     bag = [k for k, c in enumerate(ds.kinds) for _ in range(c.count - own.counts[k])]
     rng.shuffle(bag)

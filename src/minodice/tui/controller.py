@@ -725,7 +725,7 @@ class TableController:
             return
         position = (seat - view.starter) % view.players
         advice = advise(view.players, view.round_no, position, view.hand,
-                        view.dice_set.name, view.variant.value, seed=0)
+                        view.dice_set.name, view.variant.value, seed=0, options=view.options)
         self.screen.show_page(BidAdvicePage(advice))
 
     # -- saving and leaving ----------------------------------------------------------------
