@@ -8,16 +8,21 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import random
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from playwright.async_api import expect
 
 from live_server import LiveServer, servers
-from minodice.core.record import parse_record, summarize
-from minodice.core.rules import rounds_for
+from minodice.core.dice import load_dice_set
+from minodice.core.record import export_record, parse_record, summarize
+from minodice.core.rules import RuleOptions, SpecialLead, StartRule, Variant, rounds_for
+from minodice.core.state import GameConfig
+from minodice.play.simulate import play_random_game
 
 from .conftest import Pages
 from .pages import BID, DIE, GAME_TIMEOUT, overflowing
@@ -314,3 +319,36 @@ async def test_a_record_file_is_analysed_too(tmp_path: Path, pages: Pages) -> No
             assert f"{math.floor(100 * d['make_chance_chosen'] + 0.5)}%" in text
         assert await overflowing(page) == []
 
+
+
+async def test_a_record_played_by_the_open_rules_replays_by_them(
+        server: LiveServer, pages: Pages, tmp_path: Path) -> None:
+    """A record of a game played with RULES.md's open points otherwise (its
+    ``rule_options``: a fixed start player, no colour after a special lead) is checked and
+    replayed by them, trick by trick as the engine does; without them it breaks the rules
+    (round 2 is not started by round 1's start player under the default)."""
+    options = RuleOptions(StartRule.FIXED, SpecialLead.NO_COLOUR)
+    state = play_random_game(
+        GameConfig(4, load_dice_set("mino"), Variant.STANDARD, 2, options), random.Random(11))
+    record = export_record(state, ["Ana", "Ben", "Cleo", "Dara"])
+    summary = expected(record)
+    assert {r["starter"] for r in summary["rounds"]} == {2}
+    path = tmp_path / "house.json"
+    path.write_text(json.dumps(record))
+    page = await pages.new(viewport=PHONE)
+    await page.goto(f"{server.base}/replay")
+    await page.set_input_files("#replay-file", str(path))
+    await page.locator(".replay-trick").wait_for()
+    winners, pads = await step_through(page, summary)
+    assert winners == [r["trick_winners"] for r in summary["rounds"]]
+    assert pads == [r["totals"] for r in summary["rounds"]]
+    error = page.locator(".replay-body .error")
+    for name, changed, place in (("plain", None, "round 2"),
+                                 ("start", {"start": "fixed"}, "round 3, trick 1, roll 3")):
+        path = tmp_path / f"{name}.json"
+        other = {k: v for k, v in record.items() if k != "rule_options"}
+        if changed is not None:  # the same game, its colour rule the default: R9 refuses it
+            other["rule_options"] = changed
+        path.write_text(json.dumps(other))
+        await page.set_input_files("#replay-file", str(path))
+        await expect(error).to_contain_text(place)

@@ -139,6 +139,27 @@ class Refused extends Error {
   constructor(message, where = {}) { super(message); Object.assign(this, where); }
 }
 
+// RULES.md's open points as a record plays them (its "rule_options", docs/RECORD.md):
+// starter(first, r, n), the start player of round r (R5), and setsColour(kind, q), whether
+// the q-th roll (from 0) of a die of `kind` sets the colour of a trick that has none (R9).
+// A record without them plays the defaults; anything else under the key is refused with
+// `Fail` (each checker's own error class).
+export function ruleOptions(record, Fail) {
+  const options = record.rule_options === undefined ? {} : record.rule_options;
+  if (!options || typeof options !== "object" || Array.isArray(options)
+      || Object.keys(options).some((k) => k !== "start" && k !== "special_lead")) {
+    throw new Fail("rule_options: an object of start and special_lead");
+  }
+  const start = options.start === undefined ? "rotate" : options.start;
+  const lead = options.special_lead === undefined ? "first-number" : options.special_lead;
+  if (!["rotate", "fixed"].includes(start)) throw new Fail("rule_options: start is rotate or fixed (R5)");
+  if (!["first-number", "no-colour"].includes(lead)) throw new Fail("rule_options: special_lead is first-number or no-colour (R9)");
+  return {
+    starter: (first, r, n) => (start === "fixed" ? first : (first + r - 1) % n),
+    setsColour: (kind, q) => !kind.special && (q === 0 || lead === "first-number"),
+  };
+}
+
 // R10 and R14 for one trick, given as [{player, die, face}] with the faces as strings:
 // {winner: the roll's index, bonus, reason, beaten} (reason: the names of the engine's
 // rules.Reason, which the table's words translate; beaten: the symbol a symbol beat).
@@ -237,6 +258,7 @@ async function replay(record, diceSet, stream, seen) {
   const first = record.first_starter === undefined ? 0 : record.first_starter;
   const rounds = record.rounds;
   if (!Number.isInteger(first) || first < 0 || first >= n) throw new Refused("the first start player is no seat (R5)");
+  const rules = ruleOptions(record, Refused);
   if (!Array.isArray(rounds) || rounds.length !== ROUNDS[n]) {
     throw new Refused(`the record has ${Array.isArray(rounds) ? rounds.length : 0} of ${ROUNDS[n]} rounds: not a finished game`);
   }
@@ -264,7 +286,7 @@ async function replay(record, diceSet, stream, seen) {
     if (!Array.isArray(tricks) || tricks.length !== r) throw new Refused(`round ${r} has not its ${r} tricks: not a finished game`, { round: r });
     const won = Array(n).fill(0);
     const bonus = Array(n).fill(0);
-    let leader = (first + r - 1) % n;
+    let leader = rules.starter(first, r, n);
     for (let t = 1; t <= r; t++) {
       const trick = tricks[t - 1];
       if (!Array.isArray(trick) || trick.length !== n) throw new Refused(`round ${r}, trick ${t}: not one roll per player (R8)`, { round: r, trick: t });
@@ -283,7 +305,7 @@ async function replay(record, diceSet, stream, seen) {
           throw new Refused(`${at}: ${players[p]} must follow ${follow} (R9)`, where);
         }
         held[p].splice(index, 1);
-        if (!follow && !kind.special) follow = roll.die;
+        if (!follow && rules.setsColour(kind, q - 1)) follow = roll.die;
         const face = kind.faces[await stream.draw(6)];
         if (String(roll.face) !== face) throw new Refused(`${at}: shows ${String(roll.face).slice(0, 20)}, the seeds roll ${face}`, where);
         shown.push({ player: p, die: roll.die, face });

@@ -7,7 +7,7 @@
 import { ApiError, api, diceSet } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
-import { resolve } from "./fair.js";
+import { resolve, ruleOptions } from "./fair.js";
 import { _, decimal, word } from "./i18n.js";
 import { ROUNDS, roundPoints } from "./pad-score.js";
 import { reasonText } from "./table.js";
@@ -32,6 +32,7 @@ export function replayRecord(record, dice) {
   const kinds = Object.fromEntries(dice.kinds.map((k) => [k.name, k]));
   const first = record.first_starter === undefined ? 0 : record.first_starter;
   if (!Number.isInteger(first) || first < 0 || first >= n) throw new BadRecord("first_starter is no seat (R5)");
+  const rules = ruleOptions(record, BadRecord);
   if (!Array.isArray(record.rounds) || record.rounds.length > ROUNDS[n]) throw new BadRecord("rounds: more than the game has (R2)");
   const rounds = [];
   let totals = Array(n).fill(0);
@@ -46,7 +47,7 @@ export function replayRecord(record, dice) {
     if (round.bids.length !== n || round.bids.some((b) => !Number.isInteger(b) || b < 0 || b > r)) {
       throw new BadRecord(`${at}: not one bid of 0 to ${r} per player (R6)`);
     }
-    const starter = (first + r - 1) % n;
+    const starter = rules.starter(first, r, n);
     const held = hands.map((hand) => hand.slice());
     const won = Array(n).fill(0);
     const bonus = Array(n).fill(0);
@@ -64,7 +65,7 @@ export function replayRecord(record, dice) {
         if (follow && !kind.special && roll.die !== follow && held[p].includes(follow)) throw new BadRecord(`${where}: ${players[p]} must follow ${follow} (R9)`);
         if (!kind.faces.map(String).includes(String(roll.face))) throw new BadRecord(`${where}: the die has no such face (R8)`);
         held[p].splice(held[p].indexOf(roll.die), 1);
-        if (!follow && !kind.special) follow = roll.die;
+        if (!follow && rules.setsColour(kind, q)) follow = roll.die;
         return { player: p, die: roll.die, face: String(roll.face) };
       });
       if (rolls.length < n) {
