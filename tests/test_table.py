@@ -15,6 +15,7 @@ from minodice.cli.play import _written_elsewhere, resume_table
 from minodice.core.actions import Action
 from minodice.core.dice import load_dice_set
 from minodice.core.record import export_record, load_record
+from minodice.core.rules import RuleOptions, SpecialLead, StartRule
 from minodice.core.state import GameConfig, Phase
 from minodice.core.view import SeatView
 from minodice.play.table import (
@@ -27,6 +28,7 @@ from minodice.play.table import (
     SeededChance,
     Table,
     TableError,
+    another_game,
     new_table,
 )
 from minodice.tui.app import save_table
@@ -57,6 +59,23 @@ def test_resume_keeps_the_records_other_keys(tmp_path: Path) -> None:
     play_some(table, 3)
     save_table(table, path)
     assert json.loads(path.read_text("utf-8"))["note"] == "shared by Ana"
+
+
+def test_a_game_by_the_open_rules_is_saved_resumed_and_played_again_by_them(
+        tmp_path: Path) -> None:
+    """``play --start fixed --special-lead no-colour``: the save says so, the resumed game
+    and the next game at the same table play by the same rules."""
+    options = RuleOptions(StartRule.FIXED, SpecialLead.NO_COLOUR)
+    table = new_table(4, ["Ana"], ["easy"], seed=4, options=options)
+    play_some(table, 60)
+    path = tmp_path / "game.json"
+    save_table(table, path)
+    assert json.loads(path.read_text("utf-8"))["rule_options"] == options.as_json()
+    resumed = resume_table(path)
+    assert resumed.config.options == options
+    play_some(resumed, 40)
+    assert resumed.view(0).options == options
+    assert another_game(resumed, 5).config.options == options
 
 
 def test_resume_does_not_run_outside_bots_named_in_a_record(tmp_path: Path) -> None:
