@@ -23,6 +23,7 @@ TWINS: list[tuple[Any, type[BaseModel]]] = [
     (shapes.PastRoundDict, messages.PastRound),
     (shapes.RevealDict, messages.Reveal),
     (shapes.FairnessKeyDict, messages.FairnessKey),
+    (shapes.RuleOptionsDict, messages.RuleOptionsWire),
     (shapes.ViewDict, messages.View),
     (shapes.ViewMessageDict, messages.ViewMessage),
     (shapes.ErrorMessageDict, messages.ErrorMessage),

@@ -276,3 +276,31 @@ def test_the_replay_page_is_served(client: TestClient, path: str) -> None:
     answer = client.get(path)
     assert answer.status_code == 200
     assert '<script type="module" src="/static/app.js">' in answer.text
+
+
+def test_a_table_by_the_open_rules_plays_and_records_by_them(client: TestClient) -> None:
+    """``"rule_options"`` when a table is made: its views and info say so, its game is
+    played by them (one start player for every round) and its record keeps them. A
+    default table's views and record do not name them, its info says null."""
+    options = {"start": "fixed", "special_lead": "no-colour"}
+    table = client.post("/api/tables", json={"players": 3, "bots": ["easy"] * 3,
+                                             "rule_options": options}).json()["table"]
+    wait_until(lambda: client.get(f"/api/tables/{table}").json()["status"] == "finished",
+               "the bots' game")
+    info = client.get(f"/api/tables/{table}").json()
+    assert info["rule_options"] == options
+    record = client.get(f"/api/tables/{table}/record").json()
+    assert record["rule_options"] == options
+    summary = summarize(parse_record(json.dumps(record)).state, record["players"])
+    assert len({r["starter"] for r in summary["rounds"]}) == 1
+    half = client.post("/api/tables", json={"players": 3, "bots": ["easy"] * 3,
+                                            "rule_options": {"start": "fixed"}}).json()
+    half_info = client.get(f"/api/tables/{half['table']}").json()
+    assert half_info["rule_options"] == {"start": "fixed", "special_lead": "first-number"}
+    plain = finished_table(client)
+    assert client.get(f"/api/tables/{plain}").json()["rule_options"] is None
+    assert "rule_options" not in client.get(f"/api/tables/{plain}/record").json()
+    for wrong in ({"start": "left"}, {"special_lead": True}, "fixed"):
+        refused = client.post("/api/tables", json={"players": 3, "rule_options": wrong})
+        assert refused.status_code == 400, wrong
+        assert refused.json()["error"]["code"] == "bad_request"

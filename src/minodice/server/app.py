@@ -46,6 +46,7 @@ from minodice import __version__
 from minodice.bots.advisor import AdviceError
 from minodice.bots.odds import OddsError
 from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
+from minodice.core.rules import RuleOptions
 from minodice.i18n import LANGUAGES, translator
 from minodice.i18n.rules import rules_paragraphs
 from minodice.i18n.words import Words
@@ -588,7 +589,10 @@ def create_app(
         room, host_token = await lobby.create(body.players, body.edition, body.variant,
                                         list(body.bots) if body.bots is not None else None,
                                         body.turn_seconds, body.public, body.advisor,
-                                        creator=client_address(request.scope))
+                                        creator=client_address(request.scope),
+                                        options=RuleOptions.from_json(
+                                            body.rule_options.model_dump()
+                                            if body.rule_options is not None else {}))
         await lobby.maybe_start_new(room)
         return {"table": room.id, "url": f"/t/{room.id}", "host_token": host_token,
                 "commit": room.row.commit}

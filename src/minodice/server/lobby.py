@@ -26,8 +26,9 @@ from typing import Any
 from minodice.bots.protocol import BUILTIN_BOTS
 from minodice.core.fair import SCHEME_2, SEED_MAX, commitment, first_starter, seed_hash
 from minodice.core.names import control, shown_name
+from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions
 from minodice.server.botpool import BotPool
-from minodice.server.room import Room, Settings, bot_seat_names, token_hash
+from minodice.server.room import Room, Settings, bot_seat_names, options_of, token_hash
 from minodice.server.rows import Seat, TableSettings
 from minodice.server.store import Store, StoreError, TableRow, now_ms
 from minodice.text.safe import one_line
@@ -257,7 +258,8 @@ class Lobby:
                      bots: list[str | None] | None,
                turn_seconds: int | None, public: bool, advisor: bool = True,
                held: list[str | None] | None = None, rematch_of: str | None = None,
-               creator: str | None = None) -> tuple[Room, str]:
+               creator: str | None = None,
+               options: RuleOptions = DEFAULT_RULE_OPTIONS) -> tuple[Room, str]:
         """A new table; returns it and the host token. ``creator``: the client address that
         asked for it, whose tables' bots take their turns together in the shared pool."""
         if bots is not None and len(bots) != players:
@@ -288,7 +290,8 @@ class Lobby:
             id=new_id(), created_at=now_ms(), status="waiting", public=public,
             settings=TableSettings(
                 players=players, edition=edition, variant=variant, turn_seconds=turn_seconds,
-                advisor=advisor, fair=SCHEME_2,
+                advisor=advisor, fair=SCHEME_2, start=str(options.start),
+                special_lead=str(options.special_lead),
                 first_starter=first_starter(server_seed, players), rematch_of=rematch_of),
             seats=seats, host_token_hash=token_hash(host_token),
             server_seed=server_seed.hex(), commit=commitment(server_seed), seq=1)
@@ -550,7 +553,7 @@ class Lobby:
                     s.players, s.edition, s.variant,
                     [seat_row.bot for seat_row in room.row.seats],
                     s.turn_seconds, False, s.advisor, held,
-                    rematch_of=room.id)
+                    rematch_of=room.id, options=options_of(room.row))
                 new.creator = room.creator  # its bots wait their turns as the first game's
                 try:
                     await room.set_rematch(new.id)

@@ -36,6 +36,9 @@ class TableSettings(BaseModel):
     edition: str = "mino"
     variant: str = "standard"
     first_starter: int = 0
+    # RULES.md's open points (R5, R9); tables stored before them played the defaults
+    start: str = "rotate"
+    special_lead: str = "first-number"
     turn_seconds: int | None = None  # None: no clock
     advisor: bool = True
     # Tables created before minodice-fair-2 keep playing (and replaying) fair-1.

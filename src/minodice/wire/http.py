@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from minodice.bots.protocol import BotLevel
 from minodice.core.dice import EditionName
 from minodice.core.rules import MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS
-from minodice.wire.messages import ErrorCode, Face, Player, Status
+from minodice.wire.messages import ErrorCode, Face, Player, RuleOptionsWire, Status
 
 BotName = BotLevel
 Variant = Literal["standard", "simplified"]
@@ -32,6 +32,13 @@ class Answer(BaseModel):
 # -- requests ---------------------------------------------------------------------------------
 
 
+class RuleOptionsRequest(Request):
+    """RULES.md's open points (R5, R9) for a new table; a key left out keeps its default."""
+
+    start: Literal["rotate", "fixed"] = "rotate"
+    special_lead: Literal["first-number", "no-colour"] = "first-number"
+
+
 class CreateTable(Request):
     """``POST /api/tables``."""
 
@@ -42,6 +49,9 @@ class CreateTable(Request):
     turn_seconds: int | None = Field(None, ge=5, le=3600)
     public: bool = False
     advisor: bool = Field(True, description="whether the bid advisor may be used at this table")
+    rule_options: RuleOptionsRequest | None = Field(
+        None, description="RULES.md's open points, where the table plays them otherwise "
+        "than by default")
 
 
 class JoinSeat(Request):
@@ -175,6 +185,8 @@ class TableInfo(Answer):
     url: str
     advisor: bool
     rematch: str | None
+    rule_options: RuleOptionsWire | None = Field(
+        None, description="only where the table plays RULES.md's open points otherwise")
 
 
 class PublicTable(Answer):

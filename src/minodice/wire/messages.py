@@ -111,6 +111,17 @@ class FairnessKey(WireModel):
     table: str | None = None
 
 
+class RuleOptionsWire(WireModel):
+    """RULES.md's open points as a table plays them (docs/RECORD.md, ``rule_options``)."""
+
+    start: Literal["rotate", "fixed"] = Field(
+        "rotate", description="R5: rotate (the next player clockwise starts each later "
+        "round) or fixed (round 1's start player starts every round)")
+    special_lead: Literal["first-number", "no-colour"] = Field(
+        "first-number", description="R9: in a trick a special die leads, the first number "
+        "die sets the colour (first-number) or there is none to follow (no-colour)")
+
+
 class View(WireModel):
     """What one seat (or a spectator) may know now — never more."""
 
@@ -145,6 +156,9 @@ class View(WireModel):
     turn_seconds: int | None
     advisor: bool = True
     public: bool = False
+    rule_options: RuleOptionsWire | None = Field(
+        None, description="only where the table plays RULES.md's open points otherwise "
+        "than by default")
     rematch: str | None = Field(None, description="the rematch's table once asked for")
     winners: list[int] | None = Field(None, description="finished: the seats on the highest "
                                       "total")

@@ -12,7 +12,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from minodice.core.actions import parse_action
 from minodice.core.dice import Hand, load_dice_set
-from minodice.core.rules import Variant
+from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions, Variant
 from minodice.core.state import Phase
 from minodice.core.view import PastRound, PublicRoll, SeatView
 from minodice.wire.messages import ChatMessage, ErrorMessage, Roll, ServerMessage, View, ViewMessage
@@ -78,4 +78,6 @@ def _seat_view(v: View) -> SeatView:
         tricks_won=tuple(v.tricks_won), leader=leader, follow=v.follow, trick=trick,
         pending_roll=None, round_tricks=round_tricks, round_trick_winners=winners,
         history=history, totals=tuple(v.totals),
-        legal_actions=tuple(parse_action(ds, a) for a in v.legal))
+        legal_actions=tuple(parse_action(ds, a) for a in v.legal),
+        options=RuleOptions.from_json(v.rule_options.model_dump())
+        if v.rule_options is not None else DEFAULT_RULE_OPTIONS)

@@ -96,6 +96,13 @@ class FairnessKeyDict(TypedDict):
     table: NotRequired[str | None]
 
 
+class RuleOptionsDict(TypedDict):
+    """:class:`~minodice.wire.messages.RuleOptionsWire`."""
+
+    start: Literal["rotate", "fixed"]
+    special_lead: Literal["first-number", "no-colour"]
+
+
 class ViewExtras(TypedDict, total=False):
     """The fields of a view that are the table's, not the game's: every view has the first
     three; ``fairness`` once the game is over, ``reveal`` while seeds are revealed."""
@@ -103,6 +110,7 @@ class ViewExtras(TypedDict, total=False):
     advisor: bool
     public: bool
     rematch: str | None
+    rule_options: RuleOptionsDict | None
     fairness: FairnessKeyDict | None
     reveal: RevealDict | None
 
