@@ -222,3 +222,21 @@ def test_trick_odds_refuses_what_cannot_be_in_sight(
     with pytest.raises(OddsError) as info:
         trick_odds(load_dice_set("mino"), 4, hand, rolled, samples=10, seed=0)
     assert phrase in str(info.value)
+
+
+def test_trick_odds_by_the_special_lead_option() -> None:
+    """R9's open point: with ``no-colour`` the red rolled after a griffin lead sets no
+    colour, so the yellow die may be rolled too; where a number die leads, both readings
+    are one rule and give the very same odds."""
+    mino = load_dice_set("mino")
+    after_griffin: list[tuple[str, int | str]] = [("griffin", "griffin"), ("red", 5)]
+    plain = trick_odds(mino, 4, ["red", "yellow"], after_griffin, samples=50, seed=3)
+    free = trick_odds(mino, 4, ["red", "yellow"], after_griffin, samples=50, seed=3,
+                      special_lead=SpecialLead.NO_COLOUR)
+    assert (plain.follow, plain.legal) == ("red", ("red",))
+    assert free.follow is None
+    assert sorted(free.legal) == ["red", "yellow"]
+    led_by_red: list[tuple[str, int | str]] = [("red", 5), ("griffin", "flag")]
+    assert trick_odds(mino, 4, ["red", "yellow"], led_by_red, samples=50, seed=3).to_json() \
+        == trick_odds(mino, 4, ["red", "yellow"], led_by_red, samples=50, seed=3,
+                      special_lead=SpecialLead.NO_COLOUR).to_json()

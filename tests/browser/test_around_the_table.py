@@ -4,6 +4,7 @@ join page shows the table's settings; the closed chat counts the lines that came
 from __future__ import annotations
 
 import os
+import re
 import signal
 
 import pytest
@@ -63,6 +64,37 @@ async def test_the_join_page_shows_the_tables_settings(server: LiveServer,
     for shown in ("Skull King", "Simplified: no minus points", "hard bot", "easy bot",
                   "60 s per decision", "not allowed"):
         assert shown in text
+
+
+async def test_house_rules_are_chosen_and_shown_before_joining(server: LiveServer,
+                                                               pages: Pages) -> None:
+    """The create form's "House rules" (RULES.md's open points) make the table play them:
+    the table says so, and a person asked to join reads them, in their language."""
+    host = await pages.new(viewport=PHONE)
+    await host.goto(server.base + "/")
+    await host.fill("#c-name", "Ana")
+    await host.select_option("#c-players", "3")
+    await host.select_option("#c-seat-1", "")
+    await host.select_option("#c-seat-2", "easy")
+    await host.click(".house-rules summary")
+    await host.select_option("#c-start", "fixed")
+    await host.select_option("#c-special-lead", "no-colour")
+    await host.locator(".create button[type=submit]").click()
+    await host.wait_for_url(re.compile(r"/t/[A-Za-z0-9]+$"))
+    table = host.url.rsplit("/", 1)[1]
+    assert server.get(f"/api/tables/{table}")["rule_options"] == {
+        "start": "fixed", "special_lead": "no-colour"}
+    guest = await pages.new(viewport=PHONE, locale="de-DE")
+    await guest.goto(f"{server.base}/t/{table}")
+    settings = guest.locator(".join .table-settings")
+    await settings.wait_for()
+    text = await settings.inner_text()
+    for shown in ("Jede Runde derselbe Spieler", "Keine Farbe zu bedienen"):
+        assert shown in text
+    plain = server.post("/api/tables", {"players": 3, "bots": [None, "easy", "easy"]})["table"]
+    await guest.goto(f"{server.base}/t/{plain}")
+    await settings.wait_for()
+    assert "Keine Farbe" not in await settings.inner_text()
 
 
 async def test_the_closed_chat_counts_new_lines(server: LiveServer, pages: Pages) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from minodice.core.dice import DiceSet
-from minodice.core.rules import resolve_trick
+from minodice.core.rules import SpecialLead, resolve_trick
 from minodice.core.tables import tables_for
 
 
@@ -68,10 +68,13 @@ def _legal(dice_set: DiceSet, held: Sequence[str], follow: str | None) -> list[s
 
 def trick_odds(dice_set: DiceSet, players: int, hand: Sequence[str],
                rolled: Sequence[tuple[str, int | str]], samples: int = 1000,
-               seed: int | None = None) -> TrickOdds:
+               seed: int | None = None,
+               special_lead: SpecialLead = SpecialLead.FIRST_NUMBER) -> TrickOdds:
     """The chance that each kind in ``hand`` takes the trick (see the module docstring).
 
     ``rolled`` is the trick so far in rolling order: ``(kind, face)`` pairs.
+    ``special_lead``: R9's open point as the table plays it (with ``no-colour`` a trick a
+    special die led has no colour, whatever is rolled after it).
     """
     if not 3 <= players <= 6:
         raise OddsError(f"Mino Dice is for 3 to 6 players, not {players} (R1)")
@@ -103,7 +106,11 @@ def trick_odds(dice_set: DiceSet, players: int, hand: Sequence[str],
     later = players - len(rolled) - 1
     if later * len(hand) > dice_set.size - sum(in_sight.values()):
         raise OddsError("not enough dice left in the bag for the others' hands")
-    follow = next((k for k, _ in rolled if not dice_set.kind(k).special), None)
+    # R9: no colour ever in a trick a special die led, if the table plays it so
+    colourless = (special_lead is SpecialLead.NO_COLOUR and bool(rolled)
+                  and dice_set.kind(rolled[0][0]).special)
+    follow = None if colourless else next(
+        (k for k, _ in rolled if not dice_set.kind(k).special), None)
     legal = tuple(_legal(dice_set, hand, follow))
     pool = [k.name for k in dice_set.kinds
             for _ in range(k.count - in_sight.get(k.name, 0))]
@@ -117,12 +124,16 @@ def trick_odds(dice_set: DiceSet, players: int, hand: Sequence[str],
         choice_u = [rng.random() for _ in range(later)]
         face_u = [int(rng.random() * 6) for _ in range(later)]
         for kind in wins:
-            colour = follow if follow is not None or dice_set.kind(kind).special else kind
+            special = dice_set.kind(kind).special
+            colour = follow if follow is not None or colourless or special else kind
+            # ... nor after my special die, if it leads
+            locked = colourless or (special and not rolled
+                                    and special_lead is SpecialLead.NO_COLOUR)
             others: list[int] = []
             current = colour
             for i, held in enumerate(hands):
                 pick = pick_die(dice_set, held, current, choice_u[i])
-                if current is None and not dice_set.kind(pick).special:
+                if current is None and not locked and not dice_set.kind(pick).special:
                     current = pick
                 others.append(dice_set.kind(pick).faces[face_u[i]].code)
             for code in faces[kind]:

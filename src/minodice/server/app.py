@@ -553,7 +553,7 @@ def create_app(
         try:
             return await advisor.run(advice_json, body.players, body.round, body.seat,
                                      ",".join(body.hand), body.edition, body.variant,
-                                     body.announced)
+                                     body.announced, body.special_lead)
         except AdviceError as exc:
             raise ApiError(400, "bad_request", str(exc)) from None
         except (TimeoutError, BrokenProcessPool, PoolBusyError):
@@ -567,7 +567,7 @@ def create_app(
         rolled = [(r.die, r.face) for r in body.rolled]
         try:
             return await advisor.run(trick_odds_json, body.players, body.hand, rolled,
-                                     body.edition)
+                                     body.edition, body.special_lead)
         except OddsError as exc:
             raise ApiError(400, "bad_request", str(exc)) from None
         except (TimeoutError, BrokenProcessPool, PoolBusyError):

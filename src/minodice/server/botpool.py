@@ -70,21 +70,26 @@ def _decide(spec: str, seat_view: SeatView, seed: int) -> str:
 
 
 def advice_json(players: int, round_no: int, seat: int, hand: str, edition: str,
-                variant: str, announced: list[int | None] | None = None) -> dict[str, object]:
+                variant: str, announced: list[int | None] | None = None,
+                special_lead: str = "first-number") -> dict[str, object]:
     """Runs in a worker: the bid advisor's answer as JSON."""
     from minodice.bots.advisor import advise
+    from minodice.core.rules import RuleOptions, SpecialLead
 
     return advise(players, round_no, seat, hand, edition, variant, announced=announced,
-                  budget=WEB_ADVICE_BUDGET, max_samples=WEB_ADVICE_MAX_SAMPLES).to_json()
+                  budget=WEB_ADVICE_BUDGET, max_samples=WEB_ADVICE_MAX_SAMPLES,
+                  options=RuleOptions(special_lead=SpecialLead(special_lead))).to_json()
 
 
 def trick_odds_json(players: int, hand: list[str], rolled: list[tuple[str, int | str]],
-                    edition: str) -> dict[str, object]:
+                    edition: str, special_lead: str = "first-number") -> dict[str, object]:
     """Runs in a worker: each die's chance to take the trick, as JSON."""
     from minodice.bots.odds import trick_odds
     from minodice.core.dice import load_dice_set
+    from minodice.core.rules import SpecialLead
 
-    return trick_odds(load_dice_set(edition), players, hand, rolled).to_json()
+    return trick_odds(load_dice_set(edition), players, hand, rolled,
+                      special_lead=SpecialLead(special_lead)).to_json()
 
 
 class PoolBusyError(Exception):

@@ -97,6 +97,8 @@ class AdviseRequest(Request):
     announced: list[int | None] | None = Field(
         None, max_length=MAX_PLAYERS, description="bids already announced, by seat after the start "
         "player (null where unknown); those players then play for them")
+    special_lead: Literal["first-number", "no-colour"] = Field(
+        "first-number", description="R9's open point as the table plays it (docs/RULES.md)")
 
 
 class RolledDie(Request):
@@ -111,6 +113,8 @@ class TrickOddsRequest(Request):
     hand: list[str] = Field(min_length=1, max_length=MAX_ROUNDS)
     rolled: list[RolledDie] = Field(default_factory=list, max_length=MAX_PLAYERS - 1)
     edition: EditionName = "mino"
+    special_lead: Literal["first-number", "no-colour"] = Field(
+        "first-number", description="R9's open point as the table plays it (docs/RULES.md)")
 
 
 class Rematch(Request):

@@ -3,6 +3,7 @@
 import { api, nameProblem, nameRefused, randomHex, store, takeSeat } from "./api.js";
 import { h, replace } from "./dom.js";
 import { LANGUAGES, _, chooseLanguage, lang, loadLanguage } from "./i18n.js";
+import { specialLeadText, startText } from "./extras.js";
 import { addLeaveButton, myTablesCard, noteVisit } from "./mine.js";
 import { EDITIONS, ROUNDS } from "/meta.js";
 import { levelOptions, showTable } from "./table.js";
@@ -142,6 +143,11 @@ async function showLobby() {
     h("option", { value: "" }, _("No clock")), [30, 60, 120].map((s) => h("option", { value: s }, _("{s} s per decision", { s }))));
   const isPublic = h("input", { type: "checkbox", id: "c-public" });
   const advisor = h("input", { type: "checkbox", id: "c-advisor", checked: true });
+  // RULES.md's open points, the usual reading first (sent only when one differs)
+  const start = h("select", { id: "c-start" },
+    ["rotate", "fixed"].map((v) => h("option", { value: v }, startText(v))));
+  const specialLead = h("select", { id: "c-special-lead" },
+    ["first-number", "no-colour"].map((v) => h("option", { value: v }, specialLeadText(v))));
   const seats = h("ol", { class: "seat-choices" });
   const createName = nameField("c-name");
   function drawSeats() {
@@ -160,9 +166,12 @@ async function showLobby() {
     const n = Number(players.value);
     const bots = [null];
     for (let i = 1; i < n; i++) bots.push(document.getElementById(`c-seat-${i}`).value || null);
-    await createAndSit({ players: n, edition: edition.value, variant: variant.value, bots,
-      turn_seconds: clock.value ? Number(clock.value) : null, public: isPublic.checked, advisor: advisor.checked },
-    createName.value.trim());
+    const body = { players: n, edition: edition.value, variant: variant.value, bots,
+      turn_seconds: clock.value ? Number(clock.value) : null, public: isPublic.checked, advisor: advisor.checked };
+    if (start.value !== "rotate" || specialLead.value !== "first-number") {
+      body.rule_options = { start: start.value, special_lead: specialLead.value };
+    }
+    await createAndSit(body, createName.value.trim());
   } },
   h("h2", {}, _("Create a table")),
   field("c-name", _("Your name"), createName),
@@ -173,6 +182,9 @@ async function showLobby() {
   field("c-clock", _("Turn clock"), clock),
   h("div", { class: "check" }, isPublic, h("label", { for: "c-public" }, _("Public: listed in the lobby"))),
   h("div", { class: "check" }, advisor, h("label", { for: "c-advisor" }, _("Allow the bid advisor"))),
+  h("details", { class: "house-rules" }, h("summary", {}, _("House rules")),
+    field("c-start", _("Start player of later rounds"), start),
+    field("c-special-lead", _("A trick a special die leads"), specialLead)),
   h("button", { type: "submit", class: "primary" }, _("Create the table")));
 
   const list = h("div", { class: "public-list", "aria-live": "polite" }, h("p", { class: "hint" }, _("Loading…")));

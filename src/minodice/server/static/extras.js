@@ -17,7 +17,21 @@ export function tableSettings(info, botName) {
     [_("Turn clock"), info.turn_seconds ? _("{s} s per decision", { s: info.turn_seconds }) : _("No clock")],
     [_("Bid advisor"), info.advisor === false ? _("not allowed") : _("allowed")],
   ];
+  const options = info.rule_options;
+  if (options) {  // only a table that plays RULES.md's open points otherwise says so
+    rows.push([_("Start player of later rounds"), startText(options.start)],
+      [_("A trick a special die leads"), specialLeadText(options.special_lead)]);
+  }
   return h("dl", { class: "table-settings" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+}
+
+// RULES.md's open points (R5, R9) in words: the create form's choices and the join page's.
+export function startText(start) {
+  return start === "fixed" ? _("The same player every round") : _("The next player clockwise (usual)");
+}
+
+export function specialLeadText(lead) {
+  return lead === "no-colour" ? _("No colour to follow") : _("The first number die sets the colour (usual)");
 }
 
 // The chat's summary line counts the lines that came while it was closed. The server sends

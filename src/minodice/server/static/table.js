@@ -614,7 +614,8 @@ class TablePage {
     try {
       this.advice = await api("POST", "/api/advise", { players: v.players.length, round: v.round,
         seat: (v.you - v.starter + v.players.length) % v.players.length, hand: v.hand,
-        edition: v.edition, variant: v.variant });
+        edition: v.edition, variant: v.variant,
+        special_lead: v.rule_options ? v.rule_options.special_lead : "first-number" });
       this.advice.round = v.round;
       this.render(this.view);
     } catch (err) { this.ui.toast(err.message); }
