@@ -89,7 +89,8 @@ async def test_house_rules_are_chosen_and_shown_before_joining(server: LiveServe
     settings = guest.locator(".join .table-settings")
     await settings.wait_for()
     text = await settings.inner_text()
-    for shown in ("Jede Runde derselbe Spieler", "Keine Farbe zu bedienen"):
+    for shown in ("Startspieler der späteren Runden\nImmer derselbe",
+                  "Farbe, wenn ein Sonderwürfel eröffnet\nKeine Farbe"):
         assert shown in text
     plain = server.post("/api/tables", {"players": 3, "bots": [None, "easy", "easy"]})["table"]
     await guest.goto(f"{server.base}/t/{plain}")

@@ -184,7 +184,7 @@ async function showLobby() {
   h("div", { class: "check" }, advisor, h("label", { for: "c-advisor" }, _("Allow the bid advisor"))),
   h("details", { class: "house-rules" }, h("summary", {}, _("House rules")),
     field("c-start", _("Start player of later rounds"), start),
-    field("c-special-lead", _("A trick a special die leads"), specialLead)),
+    field("c-special-lead", _("Colour when a special die leads"), specialLead)),
   h("button", { type: "submit", class: "primary" }, _("Create the table")));
 
   const list = h("div", { class: "public-list", "aria-live": "polite" }, h("p", { class: "hint" }, _("Loading…")));

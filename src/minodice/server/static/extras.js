@@ -20,18 +20,18 @@ export function tableSettings(info, botName) {
   const options = info.rule_options;
   if (options) {  // only a table that plays RULES.md's open points otherwise says so
     rows.push([_("Start player of later rounds"), startText(options.start)],
-      [_("A trick a special die leads"), specialLeadText(options.special_lead)]);
+      [_("Colour when a special die leads"), specialLeadText(options.special_lead)]);
   }
   return h("dl", { class: "table-settings" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
 }
 
 // RULES.md's open points (R5, R9) in words: the create form's choices and the join page's.
 export function startText(start) {
-  return start === "fixed" ? _("The same player every round") : _("The next player clockwise (usual)");
+  return start === "fixed" ? _("Always the same") : _("Clockwise");
 }
 
 export function specialLeadText(lead) {
-  return lead === "no-colour" ? _("No colour to follow") : _("The first number die sets the colour (usual)");
+  return lead === "no-colour" ? _("No colour") : _("The first number die's");
 }
 
 // The chat's summary line counts the lines that came while it was closed. The server sends
