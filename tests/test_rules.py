@@ -14,7 +14,7 @@ import itertools
 import json
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from importlib import resources
 from math import comb
@@ -337,18 +337,28 @@ def test_r4_draw_is_chance() -> None:
 # -- R5 Start player ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("players", "first"), [(3, 0), (3, 2), (4, 1), (5, 4), (6, 3)])
-def test_r5_start_player_rotates_clockwise(players: int, first: int) -> None:
-    state = new_game(players, first_starter=first)
-    rng = random.Random(first)
+def round_starts(state: GameState, seed: int,
+                 at_each_round: Callable[[GameState], None] | None = None
+                 ) -> tuple[list[int], list[int]]:
+    """A random game played out: each round's start player and its first trick's leader
+    (``at_each_round`` sees the state as each round's draw begins)."""
+    rng = random.Random(seed)
     starters: list[int] = []
     leaders: list[int] = []
     while not state.is_terminal():
         if state.phase is Phase.DRAW and state.drawing_seat == 0:
             starters.append(state.starter)
+            if at_each_round is not None:
+                at_each_round(state)
         if state.phase is Phase.PLAY and state.trick_number() == 1 and not state.trick:
             leaders.append(state.leader)
         random_step(state, rng)
+    return starters, leaders
+
+
+@pytest.mark.parametrize(("players", "first"), [(3, 0), (3, 2), (4, 1), (5, 4), (6, 3)])
+def test_r5_start_player_rotates_clockwise(players: int, first: int) -> None:
+    starters, leaders = round_starts(new_game(players, first_starter=first), first)
     expected = [(first + r) % players for r in range(rounds_for(players))]
     assert starters == expected
     assert leaders == expected  # R7: the start player leads the first trick
@@ -360,18 +370,12 @@ def test_r5_open_point_a_fixed_start_player(players: int, first: int) -> None:
     and leads, every round; the view and a state made for one round agree."""
     options = RuleOptions(start=StartRule.FIXED)
     config = GameConfig(players, MINO, Variant.STANDARD, first, options)
-    state = GameState(config)
-    rng = random.Random(first)
-    starters: list[int] = []
-    leaders: list[int] = []
-    while not state.is_terminal():
-        if state.phase is Phase.DRAW and state.drawing_seat == 0:
-            starters.append(state.starter)
-            assert view(state, 0).starter == first
-            assert GameState.at_round(config, state.round_no).starter == first
-        if state.phase is Phase.PLAY and state.trick_number() == 1 and not state.trick:
-            leaders.append(state.leader)
-        random_step(state, rng)
+
+    def same_in_views(state: GameState) -> None:
+        assert view(state, 0).starter == first
+        assert GameState.at_round(config, state.round_no).starter == first
+
+    starters, leaders = round_starts(GameState(config), first, same_in_views)
     assert starters == leaders == [first] * rounds_for(players)
 
 

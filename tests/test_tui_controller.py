@@ -404,7 +404,8 @@ async def test_help_keys_open_their_pages_and_say_when_there_is_nothing(
     assert game.mode() is Mode.BID  # nothing else changed
     view = game.table.view(0)
     position = (0 - view.starter) % 4
-    assert asked == [("bid", 4, 1, position, view.hand, "mino", "standard", {"seed": 0})]
+    assert asked == [("bid", 4, 1, position, view.hand, "mino", "standard",
+                      {"seed": 0, "options": view.options})]  # the table's rule options
     assert game.screen.pages[-1] == BidAdvicePage("bid advice")
     await game.press("1", "enter")
     await game.play_to_the_end(stop=lambda: game.mode() is Mode.PLAY

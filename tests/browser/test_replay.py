@@ -128,17 +128,23 @@ async def test_the_replay_of_a_finished_game_matches_its_record(server: LiveServ
     assert at["pad"] == [x["totals"] for x in summary["rounds"][: r - 1]]
 
 
-async def test_a_record_file_opens_and_a_wrong_file_is_refused_in_one_line(
-        server: LiveServer, pages: Pages, tmp_path: Path) -> None:
-    table = server.finished_bot_game(4)
-    record = server.get(f"/api/tables/{table}/record")
-    summary = expected(record)
-    path = tmp_path / "game.json"
+async def open_record_file(pages: Pages, server: LiveServer, path: Path,
+                           record: dict[str, Any]) -> Page:
+    """A phone's replay page with ``record`` opened from the file ``path``."""
     path.write_text(json.dumps(record))
     page = await pages.new(viewport=PHONE)
     await page.goto(f"{server.base}/replay")
     await page.set_input_files("#replay-file", str(path))
     await page.locator(".replay-trick").wait_for()
+    return page
+
+
+async def test_a_record_file_opens_and_a_wrong_file_is_refused_in_one_line(
+        server: LiveServer, pages: Pages, tmp_path: Path) -> None:
+    table = server.finished_bot_game(4)
+    record = server.get(f"/api/tables/{table}/record")
+    summary = expected(record)
+    page = await open_record_file(pages, server, tmp_path / "game.json", record)
     await page.keyboard.press("End")
     end = await shown(page)
     assert end["pad"] == [r["totals"] for r in summary["rounds"]]
@@ -333,12 +339,7 @@ async def test_a_record_played_by_the_open_rules_replays_by_them(
     record = export_record(state, ["Ana", "Ben", "Cleo", "Dara"])
     summary = expected(record)
     assert {r["starter"] for r in summary["rounds"]} == {2}
-    path = tmp_path / "house.json"
-    path.write_text(json.dumps(record))
-    page = await pages.new(viewport=PHONE)
-    await page.goto(f"{server.base}/replay")
-    await page.set_input_files("#replay-file", str(path))
-    await page.locator(".replay-trick").wait_for()
+    page = await open_record_file(pages, server, tmp_path / "house.json", record)
     winners, pads = await step_through(page, summary)
     assert winners == [r["trick_winners"] for r in summary["rounds"]]
     assert pads == [r["totals"] for r in summary["rounds"]]

@@ -31,20 +31,25 @@ ROUNDS: Final[Mapping[int, int]] = MappingProxyType({3: 8, 4: 8, 5: 7, 6: 6})
 MAX_ROUNDS: Final = max(ROUNDS.values())
 
 
-class Variant(StrEnum):
-    """Scoring variant: ``standard`` (R12–R14) or ``simplified`` (R15)."""
-
-    STANDARD = "standard"
-    SIMPLIFIED = "simplified"
+class _Choice(StrEnum):
+    """A choice among named readings: its text form is its value (``standard``), its
+    ``repr()`` the member, which :mod:`minodice.core`'s names rebuild (STYLE 3)."""
 
     def __str__(self) -> str:
         return self.value
 
     def __repr__(self) -> str:
-        return f"Variant.{self.name}"
+        return f"{type(self).__name__}.{self.name}"
 
 
-class StartRule(StrEnum):
+class Variant(_Choice):
+    """Scoring variant: ``standard`` (R12–R14) or ``simplified`` (R15)."""
+
+    STANDARD = "standard"
+    SIMPLIFIED = "simplified"
+
+
+class StartRule(_Choice):
     """R5 [default], who starts rounds 2 onwards: ``rotate``, the next player clockwise
     from the last round's start player (the default: the card game rotates so); ``fixed``,
     round 1's start player every round (the sources name "a start player" and no rotation)."""
@@ -52,14 +57,8 @@ class StartRule(StrEnum):
     ROTATE = "rotate"
     FIXED = "fixed"
 
-    def __str__(self) -> str:
-        return self.value
 
-    def __repr__(self) -> str:
-        return f"StartRule.{self.name}"
-
-
-class SpecialLead(StrEnum):
+class SpecialLead(_Choice):
     """R9 [default], the colour of a trick a special die leads: ``first-number``, the
     first number die rolled in it sets the colour (the default: a review of the 2016
     edition says so); ``no-colour``, that trick has no colour to follow at all (only a
@@ -67,12 +66,6 @@ class SpecialLead(StrEnum):
 
     FIRST_NUMBER = "first-number"
     NO_COLOUR = "no-colour"
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __repr__(self) -> str:
-        return f"SpecialLead.{self.name}"
 
 
 @dataclass(frozen=True, slots=True)
