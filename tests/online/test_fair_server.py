@@ -20,13 +20,13 @@ from live_server import StartServer
 from minodice.client import create_table, join, play
 from minodice.core.dice import load_dice_set
 from minodice.core.fair import SCHEME_2, FairnessError, seed_hash, verify_record
-from minodice.core.rules import Variant
+from minodice.core.rules import RuleOptions, SpecialLead, StartRule, Variant
 from minodice.core.state import GameConfig
 from minodice.play.table import FairChance, SeatSpec, Table
 from minodice.server.app import create_app
 from minodice.server.lobby import ApiError, Lobby
 from minodice.server.protocol import TableFacts, dumps, view_message
-from minodice.server.room import Room, Settings
+from minodice.server.room import Room, Settings, options_of
 from minodice.server.rows import TableSettings
 from minodice.server.store import Store
 
@@ -172,6 +172,23 @@ async def test_a_rematch_has_seeds_and_a_host_who_can_start_it(lobby: Lobby) -> 
     record = await finished(new)
     assert record["fairness"]["client_seeds"][seat] == "ana again"
     assert verify_record(record).rolls > 0
+
+
+async def test_a_game_by_the_open_rules_verifies_and_its_rematch_keeps_them(
+        lobby: Lobby) -> None:
+    """RULES.md's open points played otherwise: the finished game's fair dice verify from
+    its record (which names them), and its rematch plays by them too."""
+    options = RuleOptions(StartRule.FIXED, SpecialLead.NO_COLOUR)
+    room, _host = await lobby.create(3, "mino", "standard", [None, None, "easy"], None, False,
+                                     options=options)
+    _a, token_a, _ = await lobby.join(room.id, "Ana", "a")
+    await lobby.join(room.id, "Ben", "b")
+    record = await finished(room)
+    assert record["rule_options"] == options.as_json()
+    assert verify_record(record).rolls > 0
+    new, _seat, _token, _host2 = await lobby.rematch(room.id, token_a, None,
+                                                     seed_hash("ana again"))
+    assert options_of(new.row) == options
 
 
 async def test_any_player_back_at_a_rematch_can_start_it(lobby: Lobby) -> None:
