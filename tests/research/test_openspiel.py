@@ -12,6 +12,7 @@ pytest.importorskip("pyspiel", reason="the research extra is not installed "
 
 import pyspiel
 
+from minodice.core.rules import RuleOptions, SpecialLead, StartRule
 from minodice.core.state import GameState, Phase
 from minodice.envs import openspiel as minodice_openspiel
 
@@ -158,3 +159,21 @@ def test_rewards_are_round_points_and_add_up_to_the_returns() -> None:
 def test_a_player_count_outside_the_rules_is_refused() -> None:
     with pytest.raises(ValueError, match="3 to 6 players"):
         load(2)
+
+
+def test_the_start_player_and_the_open_rules_are_parameters() -> None:
+    """``first_starter`` (R5's "unless given"), ``start`` and ``special_lead`` (RULES.md's
+    open points) reach the engine; OpenSpiel's own test passes under them."""
+    params = {"players": 3, "first_starter": 2, "start": "fixed", "special_lead": "no-colour"}
+    game = pyspiel.load_game("python_minodice", params)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+    state = game.new_initial_state()
+    assert state.engine.config.options == RuleOptions(StartRule.FIXED, SpecialLead.NO_COLOUR)
+    rng = random.Random(8)
+    starters = set()
+    while not state.is_terminal():
+        starters.add(state.engine.starter)
+        step(state, rng)
+    assert starters == {2}
+    with pytest.raises(ValueError, match="start is rotate or fixed"):
+        pyspiel.load_game("python_minodice", {"start": "left"})

@@ -14,6 +14,7 @@ from pettingzoo.test import api_test, parallel_api_test, seed_test
 from pettingzoo.utils.conversions import aec_to_parallel
 
 from minodice.core.actions import Bid
+from minodice.core.rules import RuleOptions, SpecialLead, StartRule
 from minodice.core.state import Phase
 from minodice.core.view import view
 from minodice.envs.encoding import observation_vector
@@ -30,6 +31,16 @@ CONFIGS = [(3, "mino", "standard"), (4, "skull-king", "simplified"), (5, "mino",
 def test_pettingzoo_api_and_seed_tests(players: int, dice_set: str, variant: str) -> None:
     api_test(MinoDiceEnv(players, dice_set, variant), num_cycles=400)
     seed_test(lambda: MinoDiceEnv(players, dice_set, variant), num_cycles=400)
+
+
+def test_the_open_rules_reach_the_game() -> None:
+    """RULES.md's open points (docs/RULES.md): the environment plays by them, and
+    PettingZoo's own test passes under them."""
+    options = RuleOptions(StartRule.FIXED, SpecialLead.NO_COLOUR)
+    env = MinoDiceEnv(4, rule_options=options)
+    api_test(env, num_cycles=200)
+    env.reset(seed=3)
+    assert env.game.config.options == options
 
 
 @pytest.mark.parametrize("players", [3, 6])

@@ -59,7 +59,7 @@ import pyspiel
 
 from minodice.bots.sampling import sample_hands
 from minodice.core.dice import FLAG, SYMBOL_BASE, DiceSet, Face, Hand, load_dice_set
-from minodice.core.rules import MAX_PLAYERS, MIN_PLAYERS, Variant, rounds_for
+from minodice.core.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptions, Variant, rounds_for
 from minodice.core.state import CHANCE, GameConfig, GameState, Outcome, Phase
 from minodice.core.view import SeatView, view
 from minodice.core.world import initial_hands
@@ -77,6 +77,13 @@ SHORT_NAME = "python_minodice"
 MAX_HAND = 8
 _ROLL_FEATURES = 6  # besides the kind's one-hot: rolled, flag, number, three roles
 
+#: The game's parameters and their defaults. ``first_starter``: round 1's start player (R5:
+#: "at random unless given"; given here, so that a game is a function of its chance
+#: outcomes); ``start`` and ``special_lead``: RULES.md's open points (docs/RULES.md).
+_PARAMETERS: dict[str, Any] = {"players": 4, "dice_set": "mino", "variant": "standard",
+                               "first_starter": 0, "start": "rotate",
+                               "special_lead": "first-number"}
+
 _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
     long_name="Mino Dice (minodice)",
@@ -91,7 +98,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification={"players": 4, "dice_set": "mino", "variant": "standard"},
+    parameter_specification=_PARAMETERS,
 )
 
 
@@ -131,11 +138,14 @@ class MinoDiceGame(pyspiel.Game):
     """The game's parameters, tables of chance outcomes, and observers."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        params = {"players": 4, "dice_set": "mino", "variant": "standard", **(params or {})}
+        params = {**_PARAMETERS, **(params or {})}
         players = int(params["players"])
         self.dice_set = load_dice_set(str(params["dice_set"]))
         self.variant = Variant(str(params["variant"]))
-        self.config = GameConfig(players, self.dice_set, self.variant, 0)
+        options = RuleOptions.from_json({"start": params["start"],
+                                         "special_lead": params["special_lead"]})
+        self.config = GameConfig(players, self.dice_set, self.variant,
+                                 int(params["first_starter"]), options)
         GameState(self.config)  # refuses a player count outside 3-6 (R1)
         self.tables = chance_tables(self.dice_set.name)
         rounds = rounds_for(players)

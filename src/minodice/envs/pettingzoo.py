@@ -68,7 +68,7 @@ from pettingzoo import AECEnv, ParallelEnv
 
 from minodice.core.dice import load_dice_set
 from minodice.core.errors import IllegalActionError
-from minodice.core.rules import Variant
+from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions, Variant
 from minodice.core.state import CHANCE, GameConfig, GameState, Phase
 from minodice.core.view import PastRound, SeatView, past_rounds, view
 from minodice.envs.encoding import (
@@ -95,7 +95,8 @@ class MinoDiceEnv(AECEnv[str, Observation, int]):
         "render_modes": ["ansi"], "name": "minodice_v0", "is_parallelizable": False}
 
     def __init__(self, players: int = 4, dice_set: str = "mino", variant: str = "standard",
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None,
+                 rule_options: RuleOptions = DEFAULT_RULE_OPTIONS) -> None:
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode {render_mode!r} is not one of: ansi")
@@ -103,6 +104,7 @@ class MinoDiceEnv(AECEnv[str, Observation, int]):
         self._dice_set = load_dice_set(dice_set)
         self._variant = Variant(variant)
         self._players = players
+        self._options = rule_options  # RULES.md's open points (docs/RULES.md)
         GameState(GameConfig(players, self._dice_set, self._variant))  # checks R1 up front
         self.possible_agents = [_agent_name(s) for s in range(players)]
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
@@ -142,7 +144,7 @@ class MinoDiceEnv(AECEnv[str, Observation, int]):
         rng = self._rng
         starter = rng.randrange(self._players)
         self.state_ = GameState(GameConfig(self._players, self._dice_set, self._variant,
-                                           starter))
+                                           starter, self._options))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
