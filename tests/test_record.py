@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -983,3 +984,17 @@ def test_summary_agrees_with_an_independent_scorer(players: int, dice_set: str,
 def test_reference_scorer_matches_the_bonus_record() -> None:
     data = json.loads((GOLDEN / "bonuses-3p-mino.json").read_text(encoding="utf-8"))
     assert reference_summary(data) == summarize(load_record(data).state, data["players"])
+
+
+def test_the_interpreters_own_digit_limit_is_the_one_read_by() -> None:
+    """``PYTHONINTMAXSTRDIGITS`` may set a lower limit than 4300: a bid of 1000 digits is
+    then still checked where it stands (R6), not called "not JSON"."""
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        text = json.dumps(example_record()).replace('"bids": [1, 0, 0]',
+                                                    f'"bids": [{"1" * 1000}, 0, 0]')
+        err = reject_text(text)
+    finally:
+        sys.set_int_max_str_digits(before)
+    assert (err.rule, place(err)) == ("R6", (1, None, None))

@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -191,7 +192,10 @@ class LongInt(int):
 
 
 def _read_int(text: str) -> int:
-    return int(text) if len(text) <= 4300 else LongInt(text)
+    """An integer of the record's text; :class:`LongInt` past what this interpreter reads
+    (its limit, 0 for none, can be changed: ``PYTHONINTMAXSTRDIGITS``)."""
+    limit = sys.get_int_max_str_digits()
+    return int(text) if not limit or len(text.lstrip("-")) <= limit else LongInt(text)
 
 
 def _refuse_constant(name: str) -> Any:
