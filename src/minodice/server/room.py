@@ -27,13 +27,13 @@ import secrets
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, cast
 
 from minodice.core.actions import Action, parse_action
 from minodice.core.dice import load_dice_set
 from minodice.core.errors import IllegalActionError
 from minodice.core.fair import SCHEME_1, SCHEME_2, Binding, Fairness
-from minodice.core.rules import RuleOptions, SpecialLead, StartRule, Variant
+from minodice.core.rules import RuleOptions, Variant
 from minodice.core.state import GameConfig
 from minodice.play.driver import (
     RANDOM,
@@ -125,13 +125,11 @@ def options_of(row: TableRow) -> RuleOptions:
     return RuleOptions.from_json({"start": s.start, "special_lead": s.special_lead})
 
 
-def rule_options_dict(options: RuleOptions) -> RuleOptionsDict:
-    """``options`` as a message holds them."""
-    start: Literal["rotate", "fixed"] = (
-        "fixed" if options.start is StartRule.FIXED else "rotate")
-    lead: Literal["first-number", "no-colour"] = (
-        "no-colour" if options.special_lead is SpecialLead.NO_COLOUR else "first-number")
-    return {"start": start, "special_lead": lead}
+def shown_rule_options(row: TableRow) -> RuleOptionsDict | None:
+    """The table's rule options as its messages show them, ``None`` for the defaults (a
+    default table's messages stay as they were)."""
+    options = options_of(row)
+    return None if options.is_default else cast(RuleOptionsDict, options.as_json())
 
 
 def config_of(row: TableRow) -> GameConfig:
@@ -298,13 +296,7 @@ class Room:
                 "turn_seconds": s.turn_seconds, "commit": self.row.commit,
                 "public": self.row.public, "seats_free": self.seats_free(),
                 "url": f"/t/{self.id}", "advisor": s.advisor,
-                "rematch": self.row.rematch, **self._rule_options()}
-
-    def _rule_options(self) -> dict[str, Any]:
-        """``{"rule_options": …}`` where the table plays RULES.md's open points otherwise
-        than by default, else nothing (every default table's messages stay as they were)."""
-        options = options_of(self.row)
-        return {} if options.is_default else {"rule_options": rule_options_dict(options)}
+                "rematch": self.row.rematch, "rule_options": shown_rule_options(self.row)}
 
     def fairness(self) -> Fairness:
         return fairness_of(self.row)
@@ -316,9 +308,8 @@ class Room:
             raise ValueError(f"a table that is {status} has no view")
         extra: ViewExtras = {"advisor": s.advisor, "rematch": self.row.rematch,
                              "public": self.row.public}
-        options = options_of(self.row)
-        if not options.is_default:
-            extra["rule_options"] = rule_options_dict(options)
+        if (shown := shown_rule_options(self.row)) is not None:
+            extra["rule_options"] = shown
         if self.row.status == "finished":
             extra["fairness"] = fairness_key(self.fairness())  # revealed once the game is over
         elif (reveal := self.reveals.facts()) is not None:
