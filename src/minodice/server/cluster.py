@@ -650,8 +650,11 @@ class Cluster:
                 outage.still(type(exc).__name__)
                 await asyncio.sleep(0.5)
             finally:
+                # redis-py types aclose in some releases and not in others: a typed name
+                # for it checks the same under both, with no ignore that one of them flags.
+                close_pubsub: Callable[[], Awaitable[None]] = pubsub.aclose
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await close_pubsub()
 
     async def _publisher(self) -> None:
         """Publishes in the order sent (one connection, one pipeline at a time): a
