@@ -300,6 +300,12 @@ def test_a_record_saved_with_a_byte_order_mark_replays(tmp_path: Path) -> None:
     proc = cli("replay", "--json", str(marked))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == plain.stdout
+    twice = tmp_path / "two-marks.json"  # one mark is the file's; a second is the text's
+    twice.write_bytes(b"\xef\xbb\xbf" * 2 + json.dumps(EXAMPLE).encode())
+    proc = cli("replay", str(twice))
+    assert proc.returncode == 1
+    assert "not JSON" in proc.stderr.decode()
+    assert "Traceback" not in proc.stderr.decode()
 
 
 def test_an_empty_path_is_named_as_such() -> None:

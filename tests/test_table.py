@@ -61,6 +61,19 @@ def test_resume_keeps_the_records_other_keys(tmp_path: Path) -> None:
     assert json.loads(path.read_text("utf-8"))["note"] == "shared by Ana"
 
 
+def test_a_save_and_a_foreign_record_resume_with_a_byte_order_mark(tmp_path: Path) -> None:
+    """An editor that saves UTF-8 with a byte-order mark: the save is still this program's
+    (its session seats the people), and another program's record still asks for seats."""
+    path = saved(tmp_path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert not _written_elsewhere(path)
+    assert resume_table(path).names[0] == "Ana"
+    other, players = foreign(tmp_path)
+    other.write_bytes(b"\xef\xbb\xbf" + other.read_bytes())
+    assert _written_elsewhere(other)
+    assert resume_table(other, people=[players[0]], bots="easy").names == players
+
+
 def test_a_game_by_the_open_rules_is_saved_resumed_and_played_again_by_them(
         tmp_path: Path) -> None:
     """``play --start fixed --special-lead no-colour``: the save says so, the resumed game

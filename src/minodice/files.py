@@ -26,8 +26,9 @@ def read_capped(stream: BinaryIO, where: object, limit: int = MAX_RECORD_BYTES) 
     if len(data) > limit:
         raise _too_big(where, limit)
     try:
-        # A byte-order mark, as some Windows editors start UTF-8 with, is not the text's.
-        return data.decode("utf-8").removeprefix("\ufeff")
+        # A byte-order mark is left for the reader of the text (a record's reader drops
+        # one): dropped here too, a file that starts with two would pass for one.
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"cannot read {where}: not UTF-8 text") from None
 

@@ -8,7 +8,6 @@ is atomic (see :mod:`minodice.play.saves`). The command printed after play runs 
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shlex
@@ -42,7 +41,7 @@ from minodice.cli.common import (
 )
 from minodice.core.errors import InvalidRecordError
 from minodice.core.names import shown_name
-from minodice.core.record import dumps_record, parse_record
+from minodice.core.record import dumps_record, parse_record, record_json
 from minodice.core.rules import RuleOptions
 from minodice.files import read_text
 from minodice.i18n import LANGUAGES, language_from_env, translator
@@ -144,7 +143,7 @@ def resume_table(path: Path, trust_bots: bool = False, people: Sequence[str] | N
     if loaded.state.is_terminal():  # first: no seating makes it playable
         raise TableError(f"{path} is a finished game; show it with: {shell_command()} "
                          f"replay {shlex.quote(str(path))}")
-    data = json.loads(text)
+    data = record_json(text)
     seats: list[str | None] | None = None
     if not isinstance(data.get("session"), dict):
         if not people:
@@ -318,7 +317,7 @@ def _written_elsewhere(path: Path) -> bool:
     """Whether ``path`` holds a record that ``play`` did not save (no session): one that
     cannot be read counts as ours, and :func:`resume_table` says what is wrong with it."""
     try:
-        data = json.loads(read_text(path))
+        data = record_json(read_text(path))
     except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and not isinstance(data.get("session"), dict)
