@@ -20,6 +20,7 @@ from minodice.bots.heuristic import EasyBot
 from minodice.cli.play import resume_table
 from minodice.core.actions import Action, Bid, Roll
 from minodice.core.record import parse_record
+from minodice.core.rules import RuleOptions, StartRule
 from minodice.core.state import Phase
 from minodice.core.view import SeatView
 from minodice.play.saves import GameFile
@@ -662,3 +663,20 @@ async def test_a_bug_in_the_engine_is_written_to_a_log_with_its_traceback(
     assert "A bug in minodice stopped the game" in game.notes()
     assert str(log) in game.c.exit_note
     game.c.close_games()
+
+
+@pytest.mark.parametrize("start", list(StartRule))
+def test_a_past_round_shows_the_start_player_it_had(start: StartRule) -> None:
+    """The round summary's start mark: under either reading of R5 (the next seat each round,
+    or round 1's starter every round), every finished round names the seat that started it."""
+    table = new_table(5, (), ("easy",), seed=11, first_starter=3,
+                      options=RuleOptions(start=start))
+    started: list[int] = []
+    while not table.is_over():
+        view = table.view(None)
+        if view.round_no > len(started):
+            started.append(view.starter)
+        for index in range(len(view.history)):
+            assert render.round_starter(view, index) == started[index], (start, index)
+        table.act(table.to_act()[0], table.bot_decision(table.to_act()[0]))
+    assert started == [3 if start is StartRule.FIXED else (3 + i) % 5 for i in range(7)]
