@@ -7,8 +7,12 @@ import io
 import pytest
 from babel.messages.pofile import read_po
 
+from minodice.core.dice import load_dice_set
+from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions, SpecialLead, StartRule
 from minodice.i18n import LANGUAGES, catalogue_text, language_from_env, translator
 from minodice.i18n.catalogue import extract_catalog, missing
+from minodice.i18n.rules import house_rules_paragraph
+from minodice.i18n.words import Words
 
 
 def test_every_screen_message_is_translated_in_every_language() -> None:
@@ -70,3 +74,17 @@ def test_language_from_the_locale() -> None:
 def test_unknown_language_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown language"):
         translator("xx")
+
+
+def test_the_rules_screen_names_a_tables_house_rules_in_its_language() -> None:
+    """The terminal's rules screen opens with RULES.md's open points where a table plays
+    them otherwise (its other paragraphs tell the defaults), in the page's words."""
+    words = Words(translator("de"), load_dice_set("mino"))
+    assert house_rules_paragraph(words, DEFAULT_RULE_OPTIONS) is None
+    fixed = house_rules_paragraph(words, RuleOptions(start=StartRule.FIXED))
+    assert fixed is not None
+    assert "Immer derselbe" in fixed
+    assert "Startspieler der späteren Runden" in fixed
+    no_colour = house_rules_paragraph(words, RuleOptions(special_lead=SpecialLead.NO_COLOUR))
+    assert no_colour is not None
+    assert "Keine Farbe" in no_colour

@@ -5,6 +5,7 @@ Placeholders name the edition's symbols, so that one text serves both editions.
 
 from __future__ import annotations
 
+from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions, SpecialLead, StartRule
 from minodice.i18n.words import N_, Words
 
 RULES = (
@@ -41,3 +42,17 @@ def rules_paragraphs(words: Words) -> list[str]:
     names = [words.kind(s)[:1].upper() + words.kind(s)[1:] for s in words.dice_set.symbols]
     return [words._(p).format(minotaur=names[0], griffin=names[1], mermaid=names[2])
             for p in RULES]
+
+
+def house_rules_paragraph(words: Words, options: RuleOptions) -> str | None:
+    """RULES.md's open points (R5, R9) as this table plays them, in the words the web
+    page's create form uses; ``None`` at a table that plays the defaults, whose rules the
+    paragraphs above already tell."""
+    if options == DEFAULT_RULE_OPTIONS:
+        return None
+    _ = words._
+    start = _("Always the same") if options.start is StartRule.FIXED else _("Clockwise")
+    lead = (_("No colour") if options.special_lead is SpecialLead.NO_COLOUR
+            else _("The first number die's"))
+    return (f"{_('House rules')}: {_('Start player of later rounds')}: {start}; "
+            f"{_('Colour when a special die leads')}: {lead}.")

@@ -40,7 +40,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from minodice.core.state import Phase
-from minodice.i18n.rules import rules_paragraphs
+from minodice.i18n.rules import house_rules_paragraph, rules_paragraphs
 from minodice.play.runners import BotRunner
 from minodice.play.saves import GameFile, save_table
 from minodice.play.table import Table
@@ -427,7 +427,9 @@ class TableApp(App[None]):
         _ = c._
         words, names = c.words, c.names
         if isinstance(page, RulesPage):
-            return _("Rules"), Text("\n\n".join(rules_paragraphs(words))), close
+            house = house_rules_paragraph(words, c.table.config.options)
+            paragraphs = ([house] if house else []) + rules_paragraphs(words)
+            return _("Rules"), Text("\n\n".join(paragraphs)), close
         if isinstance(page, ScorePadPage):
             return (_("Score pad"),
                     render.score_pad(words, c.table.view(None), names, title=False), close)
