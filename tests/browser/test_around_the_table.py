@@ -92,10 +92,23 @@ async def test_house_rules_are_chosen_and_shown_before_joining(server: LiveServe
     for shown in ("Startspieler der späteren Runden\nImmer derselbe",
                   "Farbe, wenn ein Sonderwürfel eröffnet\nKeine Farbe"):
         assert shown in text
+    # the waiting room and, once playing, the score pad keep saying so
+    await expect(host.locator(".house-rules-note")).to_contain_text("Always the same")
+    await guest.fill("#join-name", "Ben")
+    await guest.locator(".join button[type=submit]").click()
+    await guest.click('[data-key="showPad"]')
+    note = guest.locator(".pad .house-rules-note")
+    await expect(note).to_contain_text("Immer derselbe")
+    await expect(note).to_contain_text("Keine Farbe")
     plain = server.post("/api/tables", {"players": 3, "bots": [None, "easy", "easy"]})["table"]
     await guest.goto(f"{server.base}/t/{plain}")
     await settings.wait_for()
     assert "Keine Farbe" not in await settings.inner_text()
+    await guest.fill("#join-name", "Ben")
+    await guest.locator(".join button[type=submit]").click()
+    await guest.click('[data-key="showPad"]')
+    await guest.locator(".pad").wait_for()
+    assert not await guest.locator(".house-rules-note").count()
 
 
 async def test_the_closed_chat_counts_new_lines(server: LiveServer, pages: Pages) -> None:

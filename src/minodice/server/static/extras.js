@@ -25,6 +25,15 @@ export function tableSettings(info, botName) {
   return h("dl", { class: "table-settings" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
 }
 
+// A table's house rules in one line (the score pad's and the waiting room's), as the
+// terminal's rules screen says them; null at a table that plays RULES.md's defaults.
+export function houseRulesLine(options) {
+  if (!options) return null;
+  return h("p", { class: "hint house-rules-note" }, `${_("House rules")}: `
+    + `${_("Start player of later rounds")}: ${startText(options.start)}; `
+    + `${_("Colour when a special die leads")}: ${specialLeadText(options.special_lead)}.`);
+}
+
 // RULES.md's open points (R5, R9) in words: the create form's choices and the join page's.
 export function startText(start) {
   return start === "fixed" ? _("Always the same") : _("Clockwise");

@@ -4,7 +4,7 @@
 import { api, diceSet, errorText, keepFair, nameProblem, nameRefused, newSeed, serverNow, store, takeSeat } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
-import { chanceWithMargin, countUnread, marginNote, tableSettings } from "./extras.js";
+import { chanceWithMargin, countUnread, houseRulesLine, marginNote, tableSettings } from "./extras.js";
 import { verifyRecord } from "./fair.js";
 import { _, capital, decimal, word } from "./i18n.js";
 import { addLeaveButton } from "./mine.js";
@@ -361,6 +361,7 @@ class TablePage {
     return h("section", { class: "card" },
       h("h2", {}, _("Waiting for players")),
       h("p", {}, _("{free} of {total} seats are free.", { free, total: v.players.length })),
+      houseRulesLine(v.rule_options),
       h("ul", { class: "seats" }, v.players.map((p, i) => h("li", {},
         p.name ? h("span", { class: "name", title: names[i] }, names[i]) : h("em", {}, _("free seat")),
         p.bot ? h("span", { class: "tag" }, botName(p.bot)) : null,
@@ -667,6 +668,7 @@ class TablePage {
     return h("section", { class: "card pad", "aria-label": _("Score pad") },
       h("h2", {}, _("Score pad")),
       h("p", { class: "hint" }, `${_("Bid")}/${_("Won")} · ${_("Total")}`),
+      houseRulesLine(v.rule_options),
       h("div", { class: "scroll" }, h("table", {},
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Round")), names.map((n) => h("th", { scope: "col" }, h("span", { class: "name", title: n }, n))))),
         h("tbody", {}, v.history.map((p) => h("tr", {}, h("th", { scope: "row" }, String(p.round)),
