@@ -20,6 +20,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from playwright.async_api import expect
 
 from live_server import LiveServer
 from minodice.bots.odds import trick_odds
@@ -265,3 +266,38 @@ async def test_on_a_phone_the_answer_comes_into_sight_and_a_refusal_says_why(
     await page.wait_for_function(  # the same toast, renewed, not a second one
         "() => !document.querySelector('#odds-go').disabled")
     assert await page.locator(".toast-item").count() == 1
+
+
+async def test_the_house_rule_for_a_special_lead_is_asked_for_and_kept(
+        server: LiveServer, pages: Pages) -> None:
+    """RULES.md's open point R9 as a house rule: a minotaur led, then a red 6. By the
+    default the red die sets the colour (gray and purple are blocked); with "no colour"
+    the trick has none, every die may be rolled, the server is asked by that rule, and
+    the page remembers it."""
+    page = await pages.new()
+    await page.goto(server.base + "/odds")
+    await page.get_by_role("tab", name="During a trick").click()
+    await tap_hand(page, HAND)
+    await page.select_option("#odds-players", str(PLAYERS))
+    for kind, face in (("minotaur", None), ("red", "6")):
+        await page.select_option("#odds-rolled-kind", kind)
+        if face is not None:
+            await page.select_option("#odds-rolled-face", face)
+        await page.get_by_role("button", name="Add", exact=True).click()
+    await expect(page.locator(".rolls .roll")).to_have_count(2)
+    assert "Follow: red" in await page.locator("main").inner_text()
+    await page.click(".house-rules summary")
+    await page.select_option("#odds-special-lead", "no-colour")
+    main = await page.locator("main").inner_text()
+    assert "Follow: red" not in main
+    assert "No colour" in main
+    async with page.expect_request("**/api/odds/trick") as asked:
+        await page.get_by_role("button", name="Show the odds").click()
+    assert json.loads((await asked.value).post_data or "{}")["special_lead"] == "no-colour"
+    answer = page.locator("#odds-answer")
+    await answer.wait_for()
+    assert await answer.locator("tbody tr").count() == len(set(HAND))
+    assert not await answer.locator("tbody tr.blocked").count()
+    await page.reload()
+    await page.locator("#odds-go").wait_for()
+    assert await page.locator("#odds-special-lead").input_value() == "no-colour"

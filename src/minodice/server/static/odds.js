@@ -4,7 +4,7 @@
 import { api, diceSet, store } from "./api.js";
 import { die } from "./dice.js";
 import { h, replace } from "./dom.js";
-import { chanceWithMargin, marginNote } from "./extras.js";
+import { chanceWithMargin, marginNote, specialLeadText } from "./extras.js";
 import { _, decimal, word } from "./i18n.js";
 import { EDITIONS, ROUNDS } from "/meta.js";
 
@@ -13,6 +13,8 @@ export async function showOdds(root, ui) {
   const state = {
     mode: saved.mode || "bid", edition: saved.edition || "mino", players: saved.players || 4,
     variant: saved.variant === "simplified" ? "simplified" : "standard",
+    // R9's open point, as the table at home plays it (RULES.md's default unless told)
+    specialLead: saved.specialLead === "no-colour" ? "no-colour" : "first-number",
     position: saved.position || 0, hand: {}, rolled: [], announced: {}, answer: null, busy: false,
   };
   let dice;
@@ -28,7 +30,7 @@ export async function showOdds(root, ui) {
   }
 
   const remember = () => store.set("odds", { mode: state.mode, edition: state.edition, players: state.players,
-    position: state.position, variant: state.variant });
+    position: state.position, variant: state.variant, specialLead: state.specialLead });
   const size = () => Object.values(state.hand).reduce((a, b) => a + b, 0);
 
   async function ask() {
@@ -41,10 +43,10 @@ export async function showOdds(root, ui) {
         const announced = Array.from({ length: state.players }, (_x, p) => (p in state.announced ? state.announced[p] : null));
         state.answer = { mode: "bid", data: await api("POST", "/api/advise", { players: state.players, round: hand.length,
           seat: state.position, hand, edition: state.edition, variant: state.variant,
-          announced: announced.some((b) => b !== null) ? announced : null }) };
+          announced: announced.some((b) => b !== null) ? announced : null, special_lead: state.specialLead }) };
       } else {
         state.answer = { mode: "trick", data: await api("POST", "/api/odds/trick", { players: state.players, hand,
-          rolled: state.rolled, edition: state.edition }) };
+          rolled: state.rolled, edition: state.edition, special_lead: state.specialLead }) };
       }
     } catch (err) {
       state.answer = null;
@@ -113,14 +115,18 @@ export async function showOdds(root, ui) {
     };
     kind.addEventListener("change", faces);
     faces();
-    const follow = state.rolled.map((r) => dice.kinds.find((k) => k.name === r.die)).find((k) => k && !k.special);
+    // R9: the first number die rolled sets the colour; under the house rule "no colour", a
+    // trick a special die leads has none
+    const kinds = state.rolled.map((r) => dice.kinds.find((k) => k.name === r.die));
+    const noColour = state.specialLead === "no-colour" && kinds.length > 0 && kinds[0] && kinds[0].special;
+    const follow = noColour ? null : kinds.find((k) => k && !k.special);
     return [
       h("h3", {}, _("Rolled in this trick so far")),
       state.rolled.length ? h("ol", { class: "rolls" }, state.rolled.map((r, i) => h("li", { class: "roll" },
         die(dice, dice.kinds.find((k) => k.name === r.die), r.face, { size: 40 }),
         h("button", { class: "small", "aria-label": _("Remove"), onclick: () => { state.rolled.splice(i, 1); state.answer = null; draw(); } }, "×"))))
         : h("p", { class: "hint" }, _("Nothing yet: you lead.")),
-      h("p", {}, follow ? _("Follow: {colour}", { colour: word(follow.colour) }) : _("No colour yet")),
+      h("p", {}, follow ? _("Follow: {colour}", { colour: word(follow.colour) }) : noColour ? _("No colour") : _("No colour yet")),
       h("div", { class: "row" }, kind, face, h("button", { type: "button", onclick: () => {
         if (state.rolled.length >= state.players - 1) return;
         const f = /^\d+$/.test(face.value) ? Number(face.value) : face.value;
@@ -167,6 +173,9 @@ export async function showOdds(root, ui) {
       state.players = Number(e.target.value); state.position = Math.min(state.position, state.players - 1);
       state.announced = {}; state.answer = null; remember(); draw();
     } }, Object.keys(ROUNDS).map(Number).map((n) => h("option", { value: n, selected: n === state.players }, String(n))));
+    const specialLead = h("select", { id: "odds-special-lead", onchange: (e) => {
+      state.specialLead = e.target.value; state.answer = null; remember(); draw();
+    } }, ["first-number", "no-colour"].map((v) => h("option", { value: v, selected: state.specialLead === v }, specialLeadText(v))));
     const tab = (mode, label) => h("button", { role: "tab", "aria-selected": String(state.mode === mode), class: state.mode === mode ? "primary" : "",
       onclick: () => { state.mode = mode; state.answer = null; remember(); draw(); } }, label);
     const r = size();
@@ -177,6 +186,9 @@ export async function showOdds(root, ui) {
         h("div", { class: "row", role: "tablist" }, tab("bid", _("Before bidding")), tab("trick", _("During a trick"))),
         h("div", { class: "field" }, h("label", { for: "odds-edition" }, _("Edition")), edition),
         h("div", { class: "field" }, h("label", { for: "odds-players" }, _("Players")), players),
+        h("details", { class: "house-rules", open: state.specialLead !== "first-number" },
+          h("summary", {}, _("House rules")),
+          h("div", { class: "field" }, h("label", { for: "odds-special-lead" }, _("Colour when a special die leads")), specialLead)),
         h("h2", {}, _("Your dice")), picker(),
         state.mode === "bid" ? bidInputs() : trickInputs(),
         tooMany ? h("p", { class: "why" }, _("A {p}-player game has {n} rounds at most (R2).", { p: state.players, n: ROUNDS[state.players] })) : null,
