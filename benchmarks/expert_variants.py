@@ -48,7 +48,6 @@ from minodice.core.dice import Hand, load_dice_set
 from minodice.core.rules import Variant, rounds_for
 from minodice.core.state import GameConfig, GameState
 from minodice.core.view import SeatView
-from minodice.core.world import first_starter_of
 from minodice.play.match import GameResult, deal_rng, made_by_round, play_bot_game
 from minodice.play.table import draw_hands
 from minodice.play.tournament import (
@@ -109,7 +108,8 @@ class _SeesEveryHand:
         self.deal = deal
 
     def hands(self, view: SeatView) -> list[Hand]:
-        config = GameConfig(view.players, view.dice_set, view.variant, first_starter_of(view))
+        config = GameConfig(view.players, view.dice_set, view.variant, view.first_starter,
+                            view.options)
         state = GameState.at_round(config, view.round_no, list(view.totals))
         drawn = draw_hands(state, deal_rng(self.seed, self.deal, "draw", view.round_no))
         counts = [list(h.counts) for h in drawn]

@@ -15,7 +15,7 @@ from minodice.cli.play import _written_elsewhere, resume_table
 from minodice.core.actions import Action
 from minodice.core.dice import load_dice_set
 from minodice.core.record import export_record, load_record
-from minodice.core.rules import RuleOptions, SpecialLead, StartRule
+from minodice.core.rules import RuleOptions, SpecialLead, StartRule, starter_of_round
 from minodice.core.state import GameConfig, Phase
 from minodice.core.view import SeatView
 from minodice.play.table import (
@@ -31,6 +31,7 @@ from minodice.play.table import (
     another_game,
     new_table,
 )
+from minodice.server.protocol import history_message
 from minodice.tui.app import save_table
 
 
@@ -349,3 +350,27 @@ def test_no_seat_sees_another_seats_hand_or_a_bid_before_all_are_in() -> None:
             break
         events = step(table)
     assert reveals == table.config.rounds
+
+
+@settings(max_examples=12, deadline=None)
+@given(players=st.integers(3, 6), first=st.integers(0, 5), seed=st.integers(0, 2**16),
+       start=st.sampled_from(list(StartRule)))
+def test_every_view_names_the_start_player_each_finished_round_had(
+        players: int, first: int, seed: int, start: StartRule) -> None:
+    """A view carries only this round's start player; a finished round's, in the server's
+    ``history`` and the terminal's summaries, is worked out from it by R5 as the table
+    plays it: under ``fixed`` it is not one seat back a round."""
+    table = new_table(players, (), ("random",), seed=seed, first_starter=first % players,
+                      options=RuleOptions(start=start))
+    started: list[int] = []
+    while not table.is_over():
+        view = table.view(0)
+        if view.round_no > len(started):
+            started.append(view.starter)
+        assert [past["starter"] for past in history_message(view)] == \
+            started[:len(view.history)]
+        assert view.first_starter == first % players
+        seat = table.to_act()[0]
+        table.act(seat, table.bot_decision(seat))
+    assert started == [starter_of_round(first % players, r, players, start)
+                       for r in range(1, len(started) + 1)]

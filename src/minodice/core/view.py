@@ -24,7 +24,13 @@ from dataclasses import dataclass, replace
 
 from minodice.core.actions import Action
 from minodice.core.dice import DiceSet, Face, Hand
-from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions, Variant
+from minodice.core.rules import (
+    DEFAULT_RULE_OPTIONS,
+    RuleOptions,
+    StartRule,
+    Variant,
+    starter_of_round,
+)
 from minodice.core.state import GameState, Phase, RollEntry
 
 
@@ -100,6 +106,18 @@ class SeatView:
     @property
     def trick_number(self) -> int:
         return len(self.round_tricks)
+
+    @property
+    def first_starter(self) -> int:
+        """The start player of round 1, implied by this round's (R5, as the options say):
+        a view carries only the current round's, and a finished round's is worked out."""
+        if self.options.start is StartRule.FIXED:
+            return self.starter
+        return (self.starter - (self.round_no - 1)) % self.players
+
+    def starter_of_round(self, round_no: int) -> int:
+        """The start player of round ``round_no`` (from 1), as R5 and the options say."""
+        return starter_of_round(self.first_starter, round_no, self.players, self.options.start)
 
 
 def _public_rolls(dice_set: DiceSet, rolls: list[RollEntry]) -> tuple[PublicRoll, ...]:

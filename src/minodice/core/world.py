@@ -12,16 +12,8 @@ from collections.abc import Sequence
 
 from minodice.core.actions import Bid, Roll
 from minodice.core.dice import Hand
-from minodice.core.rules import StartRule
 from minodice.core.state import GameConfig, GameState
 from minodice.core.view import SeatView
-
-
-def first_starter_of(view: SeatView) -> int:
-    """The round-1 start player implied by this round's (R5, as the view's options say)."""
-    if view.options.start is StartRule.FIXED:
-        return view.starter
-    return (view.starter - (view.round_no - 1)) % view.players
 
 
 def initial_hands(view: SeatView, current: Sequence[Hand]) -> list[Hand]:
@@ -42,7 +34,7 @@ def world_from_view(
     ``hands[view.seat]`` must be the view's own hand. While bids are still secret, pass
     the ``bids`` to assume (all seats), or ``None`` to stop at the bidding.
     """
-    config = GameConfig(view.players, view.dice_set, view.variant, first_starter_of(view),
+    config = GameConfig(view.players, view.dice_set, view.variant, view.first_starter,
                         view.options)
     state = GameState.at_round(config, view.round_no, list(view.totals))
     for hand in initial_hands(view, hands):

@@ -123,7 +123,7 @@ def history_message(v: SeatView) -> list[PastRoundDict]:
     n = v.players
     return [{
         "round": past.round_no,
-        "starter": (v.starter - (v.round_no - past.round_no)) % n,
+        "starter": v.starter_of_round(past.round_no),
         "hands": [h.names() for h in past.hands],
         "bids": list(past.bids),
         "tricks_won": [past.trick_winners.count(s) for s in range(n)],

@@ -25,9 +25,7 @@ from rich.text import Text
 from minodice.bots.advisor import Advice, PlayAdvice
 from minodice.core.actions import Roll
 from minodice.core.dice import DiceSet, DieKind
-from minodice.core.rules import starter_of_round
 from minodice.core.view import SeatView
-from minodice.core.world import first_starter_of
 from minodice.i18n.words import N_, Words
 
 SYMBOL_MARK = "★"  # a special die showing its symbol
@@ -318,8 +316,7 @@ def round_tricks_table(words: Words, ds: DiceSet, tricks: Sequence[tuple[Sequenc
 def round_starter(view: SeatView, index: int) -> int:
     """The start player of round ``index + 1`` (0-based ``index``), as R5 and the view's
     options say (one seat on per round, or the same seat every round)."""
-    return starter_of_round(first_starter_of(view), index + 1, view.players,
-                            view.options.start)
+    return view.starter_of_round(index + 1)
 
 
 def players_panel(words: Words, view: SeatView, names: Sequence[str], active: int | None,
