@@ -32,6 +32,7 @@ from minodice.play.table import (
     new_table,
 )
 from minodice.server.protocol import history_message
+from minodice.text.replay import render_replay
 from minodice.tui.app import save_table
 
 
@@ -374,3 +375,21 @@ def test_every_view_names_the_start_player_each_finished_round_had(
         table.act(seat, table.bot_decision(seat))
     assert started == [starter_of_round(first % players, r, players, start)
                        for r in range(1, len(started) + 1)]
+
+
+@pytest.mark.parametrize("start", list(StartRule))
+def test_the_text_replay_names_each_rounds_start_player_and_the_house_rules(
+        start: StartRule) -> None:
+    """``minodice replay``'s text: under R5's ``fixed`` reading every round names round 1's
+    start player (it counted one seat on a round whatever the rule), and the first line
+    names the options of a game played otherwise than by default."""
+    options = RuleOptions(start=start)
+    table = new_table(4, (), ("random",), seed=9, first_starter=2, options=options)
+    while not table.is_over():
+        seat = table.to_act()[0]
+        table.act(seat, table.bot_decision(seat))
+    text = render_replay(table.game_state(), table.names)
+    shown = [line.split(" · start player ", 1)[1] for line in text.splitlines()
+             if line.startswith("Round ") and " · start player " in line]
+    assert shown == [table.names[starter_of_round(2, r, 4, start)] for r in range(1, 9)]
+    assert ("rules start=fixed" in text.splitlines()[0]) == (start is StartRule.FIXED)

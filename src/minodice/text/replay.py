@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from minodice.core.rules import resolve_trick
+from minodice.core.rules import resolve_trick, starter_of_round
 from minodice.core.state import GameState, Phase
 from minodice.i18n import translator
 from minodice.i18n.words import Words
@@ -34,14 +34,17 @@ def render_replay(state: GameState, names: Sequence[str]) -> str:
     out.append(
         f"{words.title()} · {state.n} players: {', '.join(names)} · dice set {ds.name} · "
         f"variant {state.variant.value} · {state.n_rounds} rounds"
+        # RULES.md's open points, only where the game played them otherwise
+        + ("" if state.config.options.is_default else f" · rules {state.config.options}")
     )
-    first = state.config.first_starter
+    config = state.config
     for index, log in enumerate(state.rounds):
         r = index + 1
         if log is state.rounds[-1] and state.phase is Phase.DRAW:
             break
         out.append("")
-        out.append(f"Round {r} · start player {names[(first + index) % state.n]}")
+        starter = starter_of_round(config.first_starter, r, state.n, config.options.start)
+        out.append(f"Round {r} · start player {names[starter]}")
         for seat in range(state.n):
             hand = ds.hand_of_key(log.hands[seat])
             out.append(f"  {names[seat]:<12} drew {', '.join(hand.names())}")
