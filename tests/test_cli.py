@@ -640,6 +640,8 @@ def test_default_db_and_games_dir_share_the_xdg_data_folder(
     ["advise", "--hand", "red", "--samples", "1" + "0" * 30],
     ["serve", "--analysis-samples", "1000000"],
     ["serve", "--bot-workers", "100000"],
+    ["serve", "--public-url", "notaurl"], ["serve", "--allow-origin", "ftp://example.org"],
+    ["serve", "--advertise-url", "10.0.0.2:8000"], ["serve", "--public-url", "http://h\udcff/"],
 ])
 def test_numbers_past_any_sense_and_empty_names_are_usage_errors(args: list[str]) -> None:
     """``nan`` and ``inf`` parse as numbers and an empty path as the current folder; each
@@ -651,7 +653,7 @@ def test_numbers_past_any_sense_and_empty_names_are_usage_errors(args: list[str]
 
 
 @pytest.mark.parametrize("link", ["http://127.0.0.1:99999/t/abc", "http://[::1/t/a",
-                                  "http:///t/abc"])
+                                  "http:///t/abc", "http://127.0.0.1:9/t/a\udcff"])
 def test_join_refuses_a_broken_link_in_one_line(link: str) -> None:
     proc = cli("join", link, "--bot", "random")
     assert proc.returncode == 1

@@ -41,6 +41,7 @@ import websockets
 from pydantic import BaseModel
 
 from minodice.bots.protocol import Bot, BotError
+from minodice.core.names import has_surrogates
 from minodice.play.driver import STOP, OnBotError
 from minodice.play.runners import DecisionRequest, InProcessRunner
 from minodice.wire.http import ErrorAnswer, SeatTaken, TableCreated
@@ -125,7 +126,7 @@ def split_table_url(url: str) -> tuple[str, str]:
         raise refused from None
     segments = [s for s in parts.path.split("/") if s]
     if parts.scheme not in ("http", "https") or not parts.hostname or len(segments) != 2 \
-            or segments[0] != "t":
+            or segments[0] != "t" or has_surrogates(url):  # bytes no URL can carry
         raise refused
     return f"{parts.scheme}://{parts.netloc}", segments[1]
 

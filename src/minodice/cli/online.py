@@ -16,6 +16,7 @@ from minodice.cli.common import LEVELS, app, check_float, check_range, data_path
 from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import FairnessError, UnfinishedRecordError, verify_record
+from minodice.core.names import has_surrogates, name_problem
 from minodice.core.record import load_record, record_json
 from minodice.text.safe import one_line, printable
 
@@ -120,7 +121,7 @@ def serve(
     from sqlalchemy.engine import make_url
     from uvicorn.config import LOGGING_CONFIG
 
-    from minodice.server.app import Caps, create_app, site_origins
+    from minodice.server.app import Caps, create_app, normal_origin, site_origins
     from minodice.server.botpool import BotPool
     from minodice.server.collector import FREEZE_EVERY
     from minodice.server.connections import (
@@ -154,6 +155,13 @@ def serve(
     check_float("--expire-waiting", expire_waiting, 0, 7 * DAY / 60, above=True)  # minutes
     check_float("--request-timeout", request_timeout, 0, 3600, above=True)
     check_float("--lease-seconds", lease_seconds, 0.5, 3600)
+    for hint, addresses in (("--public-url", public_url), ("--allow-origin", allow_origin),
+                            ("--advertise-url", [advertise_url] if advertise_url else [])):
+        for address in addresses or ():
+            if has_surrogates(address) or not normal_origin(address):
+                raise typer.BadParameter(f"'{printable(address)}' is no http:// or https:// "
+                                         "address (e.g. https://dice.example.org)",
+                                         param_hint=hint)
     if redis is not None and not redis.startswith(("redis://", "rediss://", "unix://")):
         raise typer.BadParameter("a redis://HOST:PORT/DB URL", param_hint="--redis")
     url = database_url(db)
@@ -331,6 +339,11 @@ def join(
     from minodice.client import join as take_seat
     from minodice.client import play as play_seat
 
+    if name is not None:  # the server's rule, before any request (no UTF-8, no request)
+        name = name.strip()
+        problem = name_problem(name)
+        if problem is not None:
+            raise typer.BadParameter(problem, param_hint="--name")
     try:
         engine_bot = make_bot(bot)
     except BotError as exc:

@@ -40,7 +40,7 @@ from minodice.cli.common import (
     rule_options,
 )
 from minodice.core.errors import InvalidRecordError
-from minodice.core.names import shown_name
+from minodice.core.names import NAME_MAX, has_surrogates, name_problem, shown_name
 from minodice.core.record import dumps_record, parse_record, record_json
 from minodice.core.rules import RuleOptions
 from minodice.files import read_text
@@ -89,28 +89,28 @@ def default_player_name(lang: str, user: str | None) -> str:
     return next(c for c in candidates if c.casefold() not in headers)
 
 
-#: The longest name a new game takes (as the online tables: ``minodice.server.lobby``); the
-#: table at 80×24 shows it whole in the header, the prompt and the pages.
-NAME_MAX = 24
-
-
 def player_names(names: Sequence[str], new_game: bool = True) -> list[str]:
     """The ``--name`` values as the players are called: without the blanks around them,
     none empty, no two alike (not even as shown, by the server's rule: "Ana" and "ana", or
-    "Ana" with an invisible joiner, are one name to a reader) and, in a
-    new game, at most :data:`NAME_MAX` characters (a resumed record's names are its own).
-    A usage error (``BadParameter``) says which name is wrong and why."""
+    "Ana" with an invisible joiner, are one name to a reader), always text (a command line
+    in another encoding than UTF-8 gives names no save could hold) and, in a new game, a
+    name a server would seat (:func:`~minodice.core.names.name_problem`: at most
+    :data:`~minodice.core.names.NAME_MAX` characters, which the table at 80×24 shows whole;
+    a resumed record's names are its own). A usage error (``BadParameter``) says which name
+    is wrong and why."""
     cleaned: list[str] = []
     for raw in names:
         person = raw.strip()
         shown = printable(person if len(person) <= 16 else person[:15] + "…")  # one line
         if not person:
             raise typer.BadParameter("a name cannot be empty", param_hint="--name")
-        if new_game and len(person) > NAME_MAX:
-            raise typer.BadParameter(f"{shown!r} is longer than {NAME_MAX} characters",
-                                     param_hint="--name")
+        problem = name_problem(person) if new_game else (
+            "a name must be text (it holds bytes that are not UTF-8)"
+            if has_surrogates(person) else None)
+        if problem is not None:
+            raise typer.BadParameter(f"'{shown}': {problem}", param_hint="--name")
         if shown_name(person) in {shown_name(c) for c in cleaned}:
-            raise typer.BadParameter(f"{shown!r} is given twice", param_hint="--name")
+            raise typer.BadParameter(f"'{shown}' is given twice", param_hint="--name")
         cleaned.append(person)
     return cleaned
 

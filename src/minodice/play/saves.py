@@ -250,6 +250,9 @@ class GameFile:
             except OSError as exc:
                 lock.release()
                 raise SaveError(path, _why(exc)) from None
+            except BaseException:  # nothing written: no lock left behind to say otherwise
+                lock.release()
+                raise
             return cls(path, lock)
         raise SaveError(folder, "no free file name")  # pragma: no cover - 32**8 names a second
 

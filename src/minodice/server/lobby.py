@@ -18,14 +18,13 @@ import bisect
 import json
 import logging
 import secrets
-import unicodedata
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from minodice.bots.protocol import BUILTIN_BOTS
 from minodice.core.fair import SCHEME_2, SEED_MAX, commitment, first_starter, seed_hash
-from minodice.core.names import control, shown_name
+from minodice.core.names import name_problem, shown_name
 from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions
 from minodice.server.botpool import BotPool
 from minodice.server.room import Room, Settings, bot_seat_names, options_of, token_hash
@@ -35,7 +34,6 @@ from minodice.text.safe import one_line
 
 log = logging.getLogger("minodice.server")
 
-NAME_MAX = 24
 FORGET_AFTER = 120.0  # seconds a finished table nobody watches stays in memory
 LOBBY_PAGE, LOBBY_PAGE_MAX = 20, 100  # public tables in one answer: by default, at most
 EXPIRED = "expired"  # the stored status of a waiting table nobody came to
@@ -62,26 +60,13 @@ class ApiError(Exception):
         self.retry_after = retry_after
 
 
-#: Letters and symbols that show as nothing (Hangul fillers, the braille blank): a name of
-#: them alone would be a blank name.
-BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-
-
 def clean_name(name: str) -> str:
-    """A person's name as typed, trimmed; refused if empty, too long (in code points), with
-    control characters, or with nothing visible (it is shown literally everywhere, so
-    nothing else is taken out)."""
+    """A person's name as typed, trimmed; refused by the one rule of
+    :func:`~minodice.core.names.name_problem`."""
     name = name.strip()
-    if not name or len(name) > NAME_MAX:
-        raise ApiError(400, "bad_request", f"a name is 1 to {NAME_MAX} characters")
-    categories = [unicodedata.category(c) for c in name]
-    if any(map(control, name)):
-        raise ApiError(400, "bad_request", "a name may not hold control characters")
-    if "Cs" in categories:  # no text: no UTF-8, no hash
-        raise ApiError(400, "bad_request", "a name must be text (no lone surrogates)")
-    if not any(cat[0] in "LNPS" and c not in BLANKS
-               for c, cat in zip(name, categories, strict=True)):
-        raise ApiError(400, "bad_request", "a name needs a visible letter, digit or symbol")
+    problem = name_problem(name)
+    if problem is not None:
+        raise ApiError(400, "bad_request", problem)
     return name
 
 
