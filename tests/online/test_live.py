@@ -411,6 +411,39 @@ async def test_bots_take_seats_and_fill_empty_ones(
     assert final["you"] == 0
 
 
+EXAMPLE_BOT = Path(__file__).parents[2] / "examples" / "protocol_bot.py"
+
+
+async def test_the_protocol_example_bot_plays_whole_games(
+        server: LiveServer, http: httpx.AsyncClient) -> None:
+    """examples/protocol_bot.py, as docs/PROTOCOL.md prints it, plays a seat to the end: two
+    of them at one table bid at once, and each round's views of the other's bid come while
+    the server has not yet read its own (it answers each turn once, or it would meet the
+    message limit and wait for ever)."""
+    documented = (Path(__file__).parents[2] / "docs" / "PROTOCOL.md").read_text("utf-8")
+    shown = documented.split("```python\n", 1)[1].split("```", 1)[0]
+    assert shown in EXAMPLE_BOT.read_text("utf-8"), "the doc prints the example as it is"
+    table = await create(http, players=3, bots=[None, None, "random"])
+    link = f"{server.base}/t/{table['table']}"
+    bots = [await asyncio.create_subprocess_exec(
+        sys.executable, str(EXAMPLE_BOT), link,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    try:
+        outputs = await asyncio.wait_for(
+            asyncio.gather(*(bot.communicate() for bot in bots)), GAME_TIMEOUT)
+    finally:  # a hang fails the test, and leaves no process behind
+        for bot in bots:
+            if bot.returncode is None:
+                bot.kill()
+                await bot.wait()
+    for bot, (out, err) in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0, err.decode()
+        assert out.decode().startswith("totals: [")
+    info = (await http.get(f"/api/tables/{table['table']}")).json()
+    assert info["status"] == "finished"
+    assert [p["name"] for p in info["players"]][:2] == ["Example bot", "Example bot 2"]
+
+
 # -- 3. reconnecting --------------------------------------------------------------------------
 
 
