@@ -199,6 +199,26 @@ async def test_a_pipelined_requests_head_is_capped_and_a_body_is_no_head(
     assert sent == 10
 
 
+@pytest.mark.parametrize(("headers", "refused"), [
+    ([b"X-A: " + b"a" * 20_000], True),               # one long header
+    ([b"X-%d: %s" % (i, b"a" * 990) for i in range(20)], True),  # many, each short
+    ([b"X-A: " + b"a" * 15_000], False),              # under the limit
+])
+async def test_a_head_past_16_kb_in_one_write_is_refused(
+        server: LiveServer, headers: list[bytes], refused: bool) -> None:
+    """The cap holds for a head that arrives whole in one read, as a fast client sends it
+    (only one sent in many reads was refused), and the connection is closed after it."""
+    head = b"\r\n".join([b"GET /api/tables HTTP/1.1", b"Host: x", *headers]) + b"\r\n\r\n"
+    answer, _ = await exchange(server, head + head, b"", 0)  # a second request behind it
+    if refused:
+        assert answer.startswith(b"HTTP/1.1 431"), answer[:200]
+        assert answer.count(b"HTTP/1.1") == 1, answer[:400]  # closed: the second unread
+        assert b"too_large" in answer
+    else:
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+        assert answer.count(b"HTTP/1.1 200") == 2, answer[:400]
+
+
 async def test_a_client_gone_before_its_refusal_leaves_no_traceback(server: LiveServer) -> None:
     """Over its connect rate, a client is refused after a delay; one that left during the
     delay (as a connect loop does) made the server log a whole traceback each time."""

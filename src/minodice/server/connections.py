@@ -19,8 +19,9 @@ two rules:
   if there is none, the new one is closed at once.
 
 - **Head size**: a request's line and headers are at most ``max_head`` bytes
-  (``431``, and the connection closed): httptools keeps an unfinished header in memory,
-  and one client sending a header (or a URL) without end held 100 MB and seconds of CPU.
+  (``431``, and the connection closed), whether they come in one read or many: httptools
+  keeps an unfinished header in memory, and one client sending a header (or a URL)
+  without end held 100 MB and seconds of CPU.
 
 Timers are per connection (``loop.call_later``), so a thousand idle sockets cost a
 thousand timer entries, not a sweep over them.
@@ -112,6 +113,12 @@ def _head_too_large() -> bytes:
             b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
 
 
+class _HeadTooLargeError(Exception):
+    """Raised from a parser callback to stop reading a head past its limit: httptools
+    turns it into a parser error, which uvicorn answers with :meth:`send_400_response`
+    (here a ``431``)."""
+
+
 def guarded_protocol(request_timeout: float, max_connections: int,
                      per_address: int, max_head: int = MAX_HEAD) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol class with the module docstring's two rules (pass it as
@@ -127,6 +134,8 @@ def guarded_protocol(request_timeout: float, max_connections: int,
         _address = "?"
         _head = 0  # bytes received of the request's line and headers so far
         _in_head = False
+        _parsed = 0  # bytes of this request's URL and headers the parser has given
+        _oversize = False
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -187,8 +196,31 @@ def guarded_protocol(request_timeout: float, max_connections: int,
                 self._head = 0
 
         def on_message_begin(self) -> None:
-            self._in_head, self._head = True, 0
+            self._in_head, self._head, self._parsed = True, 0, 0
             super().on_message_begin()
+
+        # A head that arrives whole in one read is parsed within it, before the count of
+        # bytes received could see it end: the parser's own pieces are counted too.
+        def on_url(self, url: bytes) -> None:
+            self._count(len(url))
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._count(len(name) + len(value) + 4)  # ": " and the line's end
+            super().on_header(name, value)
+
+        def _count(self, size: int) -> None:
+            self._parsed += size
+            if self._parsed > max_head:
+                self._oversize = True
+                raise _HeadTooLargeError
+
+        def send_400_response(self, msg: str) -> None:
+            if not self._oversize:
+                super().send_400_response(msg)
+            elif not self.transport.is_closing():
+                self.transport.write(_head_too_large())
+                self.transport.close()
 
         def on_headers_complete(self) -> None:
             self._in_head = False
