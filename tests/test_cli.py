@@ -590,6 +590,41 @@ def test_demo_is_deterministic() -> None:
     assert first.stdout != cli("demo", "--seed", "6").stdout
 
 
+def test_demo_prints_the_command_that_replays_it_with_its_options() -> None:
+    """The command the demo prints gives the same game: it names every option that was not
+    its default (it named only the seed, which dealt another game)."""
+    options = ["--players", "3", "--edition", "skull-king", "--start", "fixed"]
+    first = cli("demo", "--seed", "7", *options).stdout.decode()
+    hint = first.splitlines()[0]
+    assert hint == ("Demo game, seed 7 (minodice demo --seed 7 --players 3 --edition "
+                    "skull-king --start fixed replays it)")
+    again = hint.split("(", 1)[1].removesuffix(" replays it)").split()[2:]
+    assert cli("demo", *again).stdout.decode() == first
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate"], ["demo"], ["advise", "--hand", "red"], ["tournament", "--bots", "easy"],
+    ["analyse", "no-such-record.json"], ["play"],
+])
+@pytest.mark.parametrize("seed", ["-1", str(2**63)])
+def test_every_command_takes_the_same_seeds(args: list[str], seed: str) -> None:
+    """0 to 2**63 - 1 everywhere (a fresh tournament seed has 63 bits): ``-1`` was taken by
+    some commands and refused by others."""
+    proc = cli(*args, "--seed", seed)
+    assert proc.returncode == 2, proc.stderr
+    assert b"Invalid value for --seed" in proc.stderr
+    assert b"Traceback" not in proc.stderr
+
+
+def test_the_speed_of_slow_games_is_shown_in_seconds_a_game() -> None:
+    from minodice.cli.records import speed
+
+    assert speed(955.4) == "955 games/s"
+    assert speed(2.25) == "2.2 games/s"
+    assert speed(1 / 9.4) == "9.4 s a game"  # was "0 games/s"
+    assert speed(0.0) == "too fast to time"
+
+
 # -- the user's data folder: one rule for the server's database and the games ------------------
 
 

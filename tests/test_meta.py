@@ -94,7 +94,9 @@ def test_every_served_level_and_edition_is_one_the_server_accepts(client: TestCl
     for level in meta["levels"]:
         assert callable(make_bot(level).act)
     for edition in meta["editions"]:
-        assert client.get(f"/api/dice/{edition['name']}").status_code == 200
+        dice = client.get(f"/api/dice/{edition['name']}")
+        assert dice.status_code == 200
+        assert dice.json()["title"] == edition["title"]  # one title, in English, for both
         # the title is a catalogue message: the page gets its translation with the others
         for lang in ("de", "nl", "pt", "es"):
             assert edition["title"] in client.get(f"/api/i18n/{lang}").json()["messages"]

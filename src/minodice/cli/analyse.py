@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from minodice.bots.analysis import NOISE_POINTS, SIGNIFICANCE, Analysis, analyse_game
-from minodice.cli.common import app, check_range, progress_bar
+from minodice.cli.common import app, check_range, check_seed, progress_bar
 from minodice.cli.records import exit_invalid_record, read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.record import parse_record
@@ -81,8 +81,7 @@ def analyse(
     biggest mistakes and a summary per player."""
     if samples is not None:
         check_range("--samples", samples, 1, 10_000)
-    if seed < 0:
-        raise typer.BadParameter(f"{seed} is not 0 or more", param_hint="--seed")
+    check_seed(seed)
     try:
         loaded = parse_record(read_record_text(file))
     except InvalidRecordError as exc:

@@ -30,6 +30,7 @@ from minodice.cli.common import (
     app,
     check_float,
     check_range,
+    check_seed,
     lineup,
     non_empty_path,
     progress_bar,
@@ -91,8 +92,7 @@ def tournament(
     seats = lineup(bots, players)
     if seed is None:
         seed = fresh_seed()
-    elif seed < 0:
-        raise typer.BadParameter(f"{seed} is not 0 or more", param_hint="--seed")
+    check_seed(seed)
     folder = (RecordsFolder("tournament", save_records, games, force)
               if save_records is not None else None)
     options = rule_options(start_rule, special_lead)
@@ -139,8 +139,9 @@ def advise(
     hand: Annotated[str, typer.Option("--hand", help="Your dice, comma-separated, e.g. "
                                       "red,red,griffin,gray,purple.")],
     players: PlayersOpt = 4,
-    round_no: Annotated[int, typer.Option("--round", "-r", help="Round number (default: "
-                                          "the number of dice in --hand).")] = 0,
+    round_no: Annotated[int, typer.Option("--round", "-r", show_default=False,
+                                          help="Round number (default: the number of dice "
+                                          "in --hand).")] = 0,
     seat: Annotated[int, typer.Option("--seat", help="Your position after the round's start "
                                       "player: 0 if you start.")] = 0,
     edition: EditionOpt = Edition.mino,
@@ -162,6 +163,8 @@ def advise(
     """Bid advice for the physical game: odds of every bid for the dice behind your screen."""
     if samples is not None:
         check_range("--samples", samples, 1, 100_000)
+    if seed is not None:
+        check_seed(seed)
     dice = len([p for p in hand.split(",") if p.strip()])
     if dice == 0:
         raise typer.BadParameter("no dice given: name the dice behind your screen, "

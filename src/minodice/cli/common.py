@@ -137,6 +137,17 @@ def check_range(name: str, value: int, low: int, high: int | None = None) -> Non
         raise typer.BadParameter(f"{value} is not {bound}", param_hint=name)
 
 
+#: The largest seed a command takes: 63 bits, as many as a fresh tournament seed has
+#: (:func:`minodice.play.tournament.fresh_seed`), so that every seed printed is taken back.
+SEED_LIMIT = 2**63 - 1
+
+
+def check_seed(seed: int) -> None:
+    """One rule for every command's ``--seed``: 0 to :data:`SEED_LIMIT` (a negative seed
+    was taken by some commands and refused by others)."""
+    check_range("--seed", seed, 0, SEED_LIMIT)
+
+
 def non_empty_path(value: str | Path) -> Path:
     """A path option's parser: an empty name is refused rather than read as ``.`` (the
     current folder), which would save into, or read, a place nobody named."""

@@ -34,6 +34,7 @@ from minodice.cli.common import (
     app,
     check_float,
     check_range,
+    check_seed,
     data_path,
     lineup,
     non_empty_path,
@@ -211,6 +212,8 @@ def play(
         raise typer.BadParameter(f"{language!r} is not one of {', '.join(LANGUAGES)}",
                                  param_hint="--lang")
     check_float("--delay", delay, 0, 60)
+    if seed is not None:
+        check_seed(seed)
     if name is not None:
         name = player_names(name, new_game=resume is None and not continue_last)
     if continue_last and resume is not None:

@@ -31,6 +31,7 @@ from minodice.cli.common import (
     app,
     check_float,
     check_range,
+    check_seed,
     lineup,
     non_empty_path,
     progress_bar,
@@ -124,6 +125,7 @@ def simulate_cmd(
     """Play many games (between random legal players by default) and summarise them."""
     check_range("--players", players, 3, 6)
     check_range("--games", games, 1, MAX_SIMULATED_GAMES)
+    check_seed(seed)
     check_float("--time-limit", time_limit, 0, MAX_TIME_LIMIT, above=True)
     seats = lineup(bots, players)
     folder = (RecordsFolder("simulate", save_records, games, force)
@@ -173,7 +175,7 @@ def simulate_cmd(
     typer.echo(f"Simulated {games} game{'' if games == 1 else 's'}: {players} {who}, "
                f"dice set {edition.value}, variant {variant.value}, seed {seed}"
                + ("" if options.is_default else f", rules {options}"))
-    typer.echo(f"Time: {summary.seconds:.2f} s ({summary.games_per_second:,.0f} games/s)")
+    typer.echo(f"Time: {summary.seconds:.2f} s ({speed(summary.games_per_second)})")
     means = " · ".join(f"seat {i + 1}: {m:.1f}" for i, m in enumerate(summary.mean_scores))
     typer.echo(f"Mean score per seat: {means}")
     typer.echo(f"Bids made: {summary.bid_success:.1%} of {summary.bids:,}")
@@ -199,6 +201,16 @@ def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, varian
         yield state
 
 
+def speed(games_per_second: float) -> str:
+    """How fast the games went, in a unit that shows it: "955 games/s", or for bots that
+    think, "9.4 s a game" (not "0 games/s")."""
+    if games_per_second >= 10:
+        return f"{games_per_second:,.0f} games/s"
+    if games_per_second >= 1:
+        return f"{games_per_second:.1f} games/s"
+    return f"{1 / games_per_second:,.1f} s a game" if games_per_second > 0 else "too fast to time"
+
+
 @app.command()
 def demo(
     players: PlayersOpt = 4,
@@ -215,10 +227,19 @@ def demo(
     check_range("--players", players, 3, 6)
     if seed is None:
         seed = secrets.randbelow(10**6)
+    check_seed(seed)
     rng = game_rng(seed, 0)
     config = GameConfig(players, load_dice_set(edition.value), Variant(variant.value),
                         rng.randrange(players), rule_options(start_rule, special_lead))
     state = play_random_game(config, rng)
     names = ["Ana", "Ben", "Cleo", "Dara", "Emil", "Fay"][:players]
-    typer.echo(f"Demo game, seed {seed} (minodice demo --seed {seed} replays it)\n")
+    # The command that replays it names every option that was not its default.
+    again = " ".join(["minodice demo", f"--seed {seed}"] + [
+        f"{option} {value}" for option, value, default in (
+            ("--players", players, 4), ("--edition", edition.value, Edition.mino.value),
+            ("--variant", variant.value, VariantOption.standard.value),
+            ("--start", start_rule.value, StartOption.rotate.value),
+            ("--special-lead", special_lead.value, SpecialLeadOption.first_number.value))
+        if value != default])
+    typer.echo(f"Demo game, seed {seed} ({again} replays it)\n")
     typer.echo(render_replay(state, names), nl=False)

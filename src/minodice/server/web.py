@@ -138,11 +138,13 @@ def catalogue_messages(lang: str) -> dict[str, str | list[str]]:
 
 @cache
 def dice_set_json(edition: str) -> dict[str, Any]:
-    """A dice set for the page: symbols, and kinds in bag order with counts and faces."""
+    """A dice set for the page: symbols, and kinds in bag order with counts and faces;
+    its title in English as ``/api/meta`` gives it (the page translates it), not the
+    title the box was first published under."""
     ds = load_dice_set(edition)
     return {
         "name": ds.name,
-        "title": ds.title,
+        "title": EDITION_TITLES.get(ds.name, ds.title),
         "symbols": list(ds.symbols),
         "kinds": [{"name": k.name, "count": k.count, "colour": k.colour, "special": k.special,
                    "faces": [f.record_value for f in k.faces]} for k in ds.kinds],
