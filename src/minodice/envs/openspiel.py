@@ -53,9 +53,14 @@ import random
 from functools import cache
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-import pyspiel
+from minodice.envs import missing_extra
+
+try:
+    import numpy as np
+    import numpy.typing as npt
+    import pyspiel
+except ModuleNotFoundError as missing:
+    raise missing_extra(__name__, missing) from None
 
 from minodice.bots.sampling import sample_hands
 from minodice.core.dice import FLAG, SYMBOL_BASE, DiceSet, Face, Hand, load_dice_set

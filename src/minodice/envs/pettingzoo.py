@@ -61,10 +61,15 @@ import random
 import secrets
 from typing import Any, ClassVar
 
-import numpy as np
-import numpy.typing as npt
-from gymnasium import spaces
-from pettingzoo import AECEnv, ParallelEnv
+from minodice.envs import missing_extra
+
+try:
+    import numpy as np
+    import numpy.typing as npt
+    from gymnasium import spaces
+    from pettingzoo import AECEnv, ParallelEnv
+except ModuleNotFoundError as missing:
+    raise missing_extra(__name__, missing) from None
 
 from minodice.core.dice import load_dice_set
 from minodice.core.errors import IllegalActionError
