@@ -4,6 +4,7 @@ paging and expiry, and the site's origins (issue #14, "No flood may hurt other t
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import time
 from pathlib import Path
@@ -212,7 +213,8 @@ async def test_abandoned_waiting_tables_expire_and_are_not_loaded_again(
         def send(self, text: str) -> None:
             pass
 
-    await watched.connect(Watcher())
+    await lobby.join(watched.id, "Bea", None)
+    await watched.connect(Watcher())  # someone watches a table Bea has joined
     clock[0] += 500
     await lobby.join(joined.id, "Ana", None)  # a join is activity: its clock starts again
     clock[0] += 200
@@ -238,6 +240,50 @@ async def test_abandoned_waiting_tables_expire_and_are_not_loaded_again(
         again.room(watched.id)
     await again.close()
     store.close()
+
+
+async def test_watching_alone_keeps_no_table_waiting() -> None:
+    """A waiting table nobody has taken a seat at expires ``expire_waiting`` after it was
+    made even while someone watches it (one client watching its tables held them, and in
+    the end every waiting table of the server, for ever); its spectators are told it is
+    gone and let go. Once a person has joined, a connection keeps it as before."""
+    clock = [1000.0]
+    lobby = lobby_with(clock, expire=600.0)
+    watched, _ = await lobby.create(3, "mino", "standard", None, None, True)
+    joined, _ = await lobby.create(3, "mino", "standard", None, None, True)
+    await lobby.join(joined.id, "Ana", None)
+
+    class Watcher:
+        seat: int | None = None
+
+        def __init__(self) -> None:
+            self.sent: list[str] = []
+
+        def send(self, text: str) -> None:
+            self.sent.append(text)
+
+    watcher, other = Watcher(), Watcher()
+    await watched.connect(watcher)
+    await joined.connect(Watcher())  # Ana left; someone watches her table
+    clock[0] += 599
+    await watched.connect(other)  # a spectator coming and going starts no clock again
+    await watched.disconnect(other)
+    assert await lobby.expire_abandoned() == 0
+    clock[0] += 1
+    assert await lobby.expire_abandoned() == 1
+    with pytest.raises(ApiError) as gone:
+        lobby.room(watched.id)
+    assert (gone.value.code, "expired" in gone.value.message) == ("not_found", True)
+    told = json.loads(watcher.sent[-1])  # told as a new connection would be, and let go
+    assert (told["type"], told["code"]) == ("error", "not_found")
+    assert "expired" in told["message"]
+    views = [m for m in map(json.loads, watcher.sent) if m["type"] == "view"]
+    assert views  # it was shown the table while it waited, and no view of it expired
+    assert {m["view"]["status"] for m in views} == {"waiting"}
+    assert [t["table"] for t in lobby.public_tables()[0]] == [joined.id]
+    clock[0] += 10_000
+    assert await lobby.expire_abandoned() == 0  # watched after Ana left: kept as before
+    await lobby.close()
 
 
 # -- origins ----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from benchmark_scripts import load_benchmark
 from live_server import LiveServer, StartServer, servers
@@ -344,6 +345,39 @@ async def test_the_lobby_is_limited_and_paged(strict: StartServer) -> None:
         reads = [(await http.get("/api/tables")).status_code for _ in range(150)]
     assert reads[:60] == [200] * 60, reads  # reads are limited too (30 a second, 90 at
     assert 429 in reads, reads               # once): a loop of them is refused
+
+
+async def test_watching_alone_keeps_no_table_waiting(tmp_path: Path) -> None:
+    """A spectator's WebSocket held a table nobody joined waiting for ever (one client
+    could so hold every waiting table the server allows): with ``--expire-waiting 0.02``
+    (1.2 s) it expires all the same, its spectator told ``not_found`` and closed with
+    ``4404``, as a new connection would be; a table whose person stays connected waits."""
+    with with_options(tmp_path, "--expire-waiting", "0.02") as start:
+        server = start()
+        watched = server.post("/api/tables", {"players": 3})["table"]
+        joined = server.post("/api/tables", {"players": 3})["table"]
+        token = server.post(f"/api/tables/{joined}/seats", {"name": "Ana"})["token"]
+        spectator = await floods.ws_from("127.0.0.1", f"{server.ws_base}/ws/{watched}")
+        person = await floods.ws_from("127.0.0.1",
+                                      f"{server.ws_base}/ws/{joined}?token={token}")
+        try:
+            messages = []
+            with contextlib.suppress(ConnectionClosed):
+                while True:  # a hang guard: it expires within 2.4 s
+                    messages.append(json.loads(await asyncio.wait_for(spectator.recv(), 30)))
+            assert spectator.close_code == 4404
+            assert (messages[-1]["type"], messages[-1]["code"]) == ("error", "not_found")
+            assert all(m["view"]["status"] == "waiting" for m in messages[:-1])
+            async with httpx.AsyncClient(base_url=server.base, timeout=20) as http:
+                gone = await http.get(f"/api/tables/{watched}")
+                assert gone.status_code == 404
+                assert "expired" in gone.json()["error"]["message"]
+                kept = await http.get(f"/api/tables/{joined}")
+                assert kept.json()["status"] == "waiting"
+            assert "Traceback" not in server.log_text()
+        finally:
+            await spectator.close()
+            await person.close()
 
 
 # -- another table during each flood -----------------------------------------------------------

@@ -9,6 +9,8 @@ keeps the connection usable, and keeps a game whose record still loads.
 from __future__ import annotations
 
 import json
+import logging
+import re
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -631,6 +633,40 @@ def test_get_fuzz(server: Server, data: st.DataObject) -> None:
     if path == "/api/tables":
         assert answer.status_code == 200
         assert isinstance(body, list)
+
+
+NOT_UTF8 = {
+    "a byte that is no UTF-8": b'{"players": 3, "name": "\xff"}',
+    "a surrogate encoded as UTF-8": b'{"players": 3, "name": "\xed\xa0\x80"}',
+    "UTF-16": '{"players": 3}'.encode("utf-16"),
+}
+
+
+@pytest.mark.parametrize("body", NOT_UTF8.values(), ids=list(NOT_UTF8))
+def test_a_json_body_that_is_not_utf8_is_a_bad_request_that_says_so(
+        server: Server, body: bytes, caplog: pytest.LogCaptureFixture) -> None:
+    """Every route with a JSON body answers ``400 bad_request`` naming the problem, and
+    logs nothing: a byte that is no UTF-8 got FastAPI's "There was an error parsing the
+    body", and the others were read as JSON (Starlette guesses UTF-16, and lets encoded
+    surrogates through)."""
+    table, _host = finished_table(server)
+    routes = ["/api/tables", "/api/advise", "/api/odds/trick",
+              *(f"/api/tables/{table}/{tail}"
+                for tail in ("seats", "reveal", "start", "rematch", "away"))]
+    with caplog.at_level(logging.DEBUG):
+        for path in routes:
+            answer = post(server, path, body)
+            assert answer.status_code == 400, (path, answer.text)
+            error = answer.json()["error"]
+            assert error["code"] == "bad_request", (path, error)
+            assert re.fullmatch(r"the body is not UTF-8 JSON \(byte \d+ is not UTF-8\)",
+                                error["message"]), (path, error)
+        record = post(server, "/api/analyses", body)  # a record: read as text, as before
+        assert record.status_code == 400
+        assert record.json()["error"]["message"] == "a game record is JSON in UTF-8"
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+    # UTF-8 after a byte order mark is UTF-8 all the same
+    assert post(server, "/api/tables", b"\xef\xbb\xbf" + b'{"players": 3}').status_code == 201
 
 
 def test_http_rate_limit(tmp_path: Path) -> None:

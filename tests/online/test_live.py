@@ -774,6 +774,11 @@ async def test_limits_and_refusals(server: LiveServer, http: httpx.AsyncClient) 
     not_json = await request("POST", "/api/tables", content=b"{not json", headers=json_type)
     refused(not_json, 400, "bad_request")
     assert not_json.json()["error"]["message"] == "the body is not valid JSON"
+    not_utf8 = await request("POST", "/api/tables", content=b'{"players": 3, "x": "\xff"}',
+                             headers=json_type)
+    refused(not_utf8, 400, "bad_request")
+    assert not_utf8.json()["error"]["message"] == \
+        "the body is not UTF-8 JSON (byte 21 is not UTF-8)"
     for body in ({"players": "4"}, {"players": 9}, {"players": 3, "bots": ["godlike"] * 3},
                  {"players": 3, "bots": [None]}, {"turn_seconds": 1}, {"public": "yes"},
                  [1, 2], "x"):

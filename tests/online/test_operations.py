@@ -6,17 +6,26 @@ decision times), in this process on the real app.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
 from typer.testing import CliRunner
 
+from live_server import free_port
 from minodice.cli import app as cli_app
 from minodice.play.table import new_table
 from minodice.server.app import Caps, create_app
@@ -27,6 +36,7 @@ from minodice.server.room import Settings
 from minodice.server.store import Store
 
 from .test_hidden import InProcessPool
+from .test_live import Conn
 from .test_live import acted as decisions_in
 
 
@@ -234,3 +244,130 @@ def test_serve_with_redis_needs_postgresql_and_a_redis_that_answers(tmp_path: Pa
     assert "r3dis-pw" not in stopped.output
     assert "Traceback" not in stopped.output
     assert "ready" not in stopped.output
+
+
+def test_serve_refuses_a_database_in_a_folder_that_does_not_exist(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typo in ``--db`` (or ``$MINODICE_DB``) made its whole tree of folders and started
+    on an empty database there: now a usage error naming the folder, nothing made. (Its
+    port is taken: were it not refused, the server would stop there, not run.)"""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for db, env, said in (
+                ("tabels/2026/t.db", {}, "the folder tabels/2026 does not exist"),
+                ("a-file/t.db", {}, "a-file is not a folder"),
+                (None, {"MINODICE_DB": "tabels/t.db"}, "the folder tabels does not exist")):
+            result = CliRunner().invoke(
+                cli_app, ["serve", "--port", port, *(["--db", db] if db else [])], env=env)
+            assert result.exit_code == 2, result.output
+            shown = " ".join(result.output.replace("│", " ").split())  # out of its box
+            assert said in shown, shown
+            assert ("(from $MINODICE_DB)" in shown) == (db is None)
+            assert "Traceback" not in shown
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def served_lines(stream: bytes) -> list[dict[str, Any]]:
+    """Each line of a server's output, parsed: the test fails on one that is no JSON."""
+    lines = []
+    for line in stream.decode().splitlines():
+        try:
+            lines.append(json.loads(line))
+        except ValueError:
+            pytest.fail(f"a line that is no JSON: {line!r}")
+    return lines
+
+
+async def test_serve_with_json_logs_writes_only_json_lines_and_debug_tells_more(
+        tmp_path: Path) -> None:
+    """``--log-format json``: every line ``minodice serve`` writes is a JSON log record
+    on stderr, its "ready" line included (it was plain text on both streams), and nothing
+    is written on stdout. ``--log-level debug`` adds tables' and connections' comings and
+    goings, never a token nor a decision's content. With no ``--db`` and no
+    ``$MINODICE_DB`` its database goes in the user's data folder, made as needed."""
+    data = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if k != "MINODICE_DB"}
+    env.update(XDG_DATA_HOME=str(data), HOME=str(tmp_path / "home"))
+    port = free_port()
+    out, err = tmp_path / "stdout", tmp_path / "stderr"
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "minodice", "serve", "--port", str(port), "--bot-workers",
+             "1", "--bot-delay", "0", "--log-format", "json", "--log-level", "debug"],
+            stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, env=env,
+            start_new_session=True)
+    secrets: list[str] = []
+    try:
+        base = f"http://127.0.0.1:{port}"
+        async with httpx.AsyncClient(base_url=base, timeout=20) as http:
+            deadline = time.monotonic() + 60  # a hang guard
+            while True:
+                assert proc.poll() is None, err.read_text()
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await http.get("/readyz")).status_code == 200:
+                        break
+                assert time.monotonic() < deadline, err.read_text()
+                await asyncio.sleep(0.1)
+            table = (await http.post("/api/tables", json={
+                "players": 3, "bots": [None, "random", "random"]})).json()
+            seat = (await http.post(f"/api/tables/{table['table']}/seats",
+                                    json={"name": "Ana"})).json()
+            secrets += [table["host_token"], seat["token"]]
+            ws = f"ws://127.0.0.1:{port}/ws/{table['table']}"
+            watcher = await Conn.open(ws)
+            ana = await Conn.open(f"{ws}?token={seat['token']}")
+            view = await ana.my_turn()
+            action = await ana.answer(view, random.Random(1))
+            await ana.next_view(lambda v: v["turn"] != view["turn"])
+            await ana.close()
+            await watcher.close()
+            await asyncio.sleep(0.5)  # the server hears of the closes
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGINT)  # as Ctrl+C: its lines to the end
+        try:
+            proc.wait(timeout=30)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert out.read_bytes() == b""
+    records = served_lines(err.read_bytes())
+    messages = [str(r["message"]) for r in records]
+    ready = next(r for r in records if r["message"].startswith("Mino Dice is ready at"))
+    assert (ready["level"], ready["url"]) == ("INFO", f"http://127.0.0.1:{port}/")
+    assert ready["store"] == str(data / "minodice" / "server.sqlite3")
+    assert (data / "minodice" / "server.sqlite3").is_file()  # the default folder: made
+    tid = table["table"]
+    for wanted in (f"table {tid} created: 3 seats, 2 of them bots, private",
+                   f"table {tid}: seat 0 taken", f"table {tid} is playing now",
+                   f"table {tid}: a connection opened (spectator; 1 open)",
+                   f"table {tid}: a connection opened (seat 0; 2 open)",
+                   f"table {tid}: a connection closed (seat 0; 1 open)",
+                   "action applied"):
+        assert wanted in messages, (wanted, messages)
+    assert all(r.get("table") == tid for r in records if tid in r["message"])
+    text = err.read_text()
+    assert not any(secret in text for secret in secrets)
+    assert action not in text  # a decision's content is the table's, not the log's
+    assert "Traceback" not in text
+
+
+def test_serve_with_json_logs_says_why_it_cannot_start_in_json(tmp_path: Path) -> None:
+    """A failure to start is a log record too (an error), not a plain line."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "minodice", "serve", "--port", str(port), "--db",
+             str(tmp_path / "t.db"), "--log-format", "json"],
+            capture_output=True, timeout=120, check=False)
+    assert proc.returncode == 1
+    assert proc.stdout == b""
+    [record] = served_lines(proc.stderr)
+    assert record["level"] == "ERROR"
+    assert record["message"].startswith(f"cannot listen on 127.0.0.1:{port}: the port is in use")

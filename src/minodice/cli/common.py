@@ -112,15 +112,21 @@ def main(
 
 
 def data_path(variable: str, name: str) -> Path:
-    """``$variable`` if it is set, else ``name`` in minodice's folder of the user's data
-    folder: ``$XDG_DATA_HOME``, else ``~/.local/share`` (a relative ``$XDG_DATA_HOME`` is
-    ignored, as the XDG base directory specification asks)."""
+    """``$variable`` if it is set, else ``name`` in :func:`data_folder`."""
     explicit = os.environ.get(variable)
     if explicit:
         return Path(explicit)
+    return data_folder() / name
+
+
+def data_folder() -> Path:
+    """minodice's folder of the user's data folder: ``$XDG_DATA_HOME``, else
+    ``~/.local/share`` (a relative ``$XDG_DATA_HOME`` is ignored, as the XDG base
+    directory specification asks). The one folder minodice makes when it is missing: any
+    other is named by the user, who may have mistyped it."""
     data = os.environ.get("XDG_DATA_HOME", "")
     base = Path(data) if os.path.isabs(data) else Path.home() / ".local" / "share"
-    return base / "minodice" / name
+    return base / "minodice"
 
 
 def progress_bar(own_thread: bool = True) -> Progress:

@@ -6,19 +6,21 @@ import asyncio
 import logging
 import re
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NoReturn, Optional
 
 import typer
 
 from minodice.bots.loading import make_bot
 from minodice.bots.protocol import BotError
-from minodice.cli.common import LEVELS, app, check_float, check_range, data_path
+from minodice.cli.common import LEVELS, app, check_float, check_range, data_folder, data_path
 from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import FairnessError, UnfinishedRecordError, verify_record
 from minodice.core.names import has_surrogates, name_problem
 from minodice.core.record import load_record, record_json
 from minodice.text.safe import one_line, printable
+
+log = logging.getLogger("minodice.server")
 
 #: Seconds in a day: the longest a person may be away, a week the longest a waiting table
 #: is kept (longer is a typo, and the timers handed such values fail or never fire).
@@ -42,8 +44,11 @@ def serve(
     ] = None,
     log_format: Annotated[str, typer.Option(help="Log lines as text, or json: one JSON "
                                             "object a line, with table id and seq.")] = "text",
-    log_level: Annotated[str, typer.Option(help="Least level logged: debug (a line an "
-                                           "action), info, warning or error.")] = "info",
+    log_level: Annotated[str, typer.Option(help="Least level logged: debug (also each "
+                                           "person's action and its latency, tables made, "
+                                           "loaded, started, finished and expired, seats "
+                                           "taken, connections opened and closed), info, "
+                                           "warning or error.")] = "info",
     bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before it acts, so "
                                              "that people can follow.")] = 0.8,
     grace: Annotated[float, typer.Option(help="Seconds a person may be away before a bot "
@@ -82,8 +87,10 @@ def serve(
     waiting_per_address: Annotated[int, typer.Option(help="Tables made from one client "
                                                      "address waiting for players at once; "
                                                      "more are refused.")] = 100,
-    expire_waiting: Annotated[float, typer.Option(help="Minutes a waiting table nobody "
-                                                  "joins or watches is kept.")] = 30.0,
+    expire_waiting: Annotated[float, typer.Option(help="Minutes a waiting table is kept "
+                                                  "that nobody joins (watching keeps none), "
+                                                  "or that its people have all left.")
+                              ] = 30.0,
     max_connections: Annotated[int, typer.Option(help="Open connections at most (fewer if "
                                                  "file descriptors run out first).")] = 10000,
     sockets_per_address: Annotated[int, typer.Option(help="WebSockets one client address "
@@ -169,6 +176,11 @@ def serve(
         # Several processes on SQLite files of their own would each serve tables the
         # others cannot read (forwarded to, then lost with their process).
         raise typer.BadParameter("needs a PostgreSQL --db", param_hint="--redis")
+    if url is None:
+        named = "--db" if db is not None else "--db (from $MINODICE_DB)"
+        problem = db_folder_problem(Path(db) if db is not None else default_db())
+        if problem is not None:
+            raise typer.BadParameter(problem, param_hint=named)
     proxies = [p.strip() for p in (forwarded_allow_ips or "").split(",") if p.strip()]
     if log_format not in ("text", "json"):
         raise typer.BadParameter("text or json", param_hint="--log-format")
@@ -176,17 +188,25 @@ def serve(
               "error": logging.ERROR}
     if log_level not in levels:
         raise typer.BadParameter(", ".join(levels), param_hint="--log-level")
+    # From here on the server's lines are its log's: JSON lines with --log-format json
+    # (an operator's log reader then parses each of them), a failure to start included.
+    configure_logging(log_format, levels[log_level])
+
+    def fail(message: str) -> NoReturn:
+        """Cannot start: one line, exit 1 (an error log record in JSON)."""
+        if log_format == "json":
+            log.error(message)
+        else:
+            typer.echo(f"minodice serve: {message}", err=True)
+        raise typer.Exit(1)
+
     busy = cannot_listen(host, port)
     if busy is not None:
-        typer.echo(f"minodice serve: cannot listen on {host}:{port}: {busy}", err=True)
-        raise typer.Exit(1)
+        fail(f"cannot listen on {host}:{port}: {busy}")
     if redis is not None:
         unreachable = redis_unreachable(redis)
         if unreachable is not None:
-            typer.echo(f"minodice serve: Redis does not answer at {hidden_password(redis)}: "
-                       f"{unreachable}", err=True)
-            raise typer.Exit(1)
-    configure_logging(log_format, levels[log_level])
+            fail(f"Redis does not answer at {hidden_password(redis)}: {unreachable}")
     path: Path | str = Path(db) if db is not None and url is None else default_db()
     secret: str | None = None
     if url is not None:
@@ -197,9 +217,7 @@ def serve(
         store = Store(url, durable) if url is not None else Store.sqlite(Path(path), durable)
     except Exception as exc:  # a folder we may not write, a file that is no database,
         # a database server that does not answer, a wrong password
-        typer.echo(f"minodice serve: cannot open the database {path}: "
-                   f"{failure_reason(exc, secret)}", err=True)
-        raise typer.Exit(1) from None
+        fail(f"cannot open the database {path}: {failure_reason(exc, secret)}")
     caps = Caps(read_rate=read_rate, read_burst=read_rate * 6,
                 tables_burst=new_tables, tables_rate=new_tables / 600,
                 all_tables_rate=all_tables_rate, all_tables_burst=all_tables_rate * 10,
@@ -225,9 +243,15 @@ def serve(
     connections = connection_cap(max_connections, raise_descriptor_limit())
     # Behind a proxy people open the public address, not this process's own.
     address = public_url[0].rstrip("/") if public_url else f"http://{shown_host}:{port}"
-    typer.echo(f"Mino Dice is ready: open {address}/ in your browser "
-               "(Ctrl+C stops the server).")
-    typer.echo(f"API: {address}/docs · tables are kept in {path}", err=True)
+    if log_format == "json":
+        # Nothing on stdout: a service manager collects both streams into one log.
+        log.info("Mino Dice is ready at %s/ (API: %s/docs); tables are kept in %s",
+                 address, address, path,
+                 extra={"url": f"{address}/", "docs": f"{address}/docs", "store": str(path)})
+    else:
+        typer.echo(f"Mino Dice is ready: open {address}/ in your browser "
+                   "(Ctrl+C stops the server).")
+        typer.echo(f"API: {address}/docs · tables are kept in {path}", err=True)
     # No access log: WebSocket URLs carry seat tokens, and tokens belong in no log.
     # X-Forwarded-For only from the named proxies (uvicorn's default trusts 127.0.0.1: any
     # local process, or a proxy passing on what its clients claim, could pose as anyone).
@@ -243,6 +267,23 @@ def serve(
                 timeout_keep_alive=5, backlog=2048,
                 # JSON logs: uvicorn's own lines go through the root logger's JSON handler.
                 log_config=None if log_format == "json" else LOGGING_CONFIG)
+
+
+def db_folder_problem(path: Path) -> str | None:
+    """Why the SQLite file ``path`` cannot be made where it is named: its folder is missing
+    or is no folder. Only minodice's own data folder (:func:`data_folder`, the default's)
+    is made when missing: any other was named by hand, and a typo (``--db
+    tabels/2026/t.db``) made a tree of folders and started on an empty database in it."""
+    folder = path.parent
+    try:
+        if folder.is_dir() or folder == data_folder():
+            return None
+        if folder.exists():
+            return f"{printable(str(folder))} is not a folder"
+    except OSError:  # not ours to look at: opening the database says why, in one line
+        return None
+    return (f"the folder {printable(str(folder))} does not exist; make it first, or name a "
+            "file in a folder that does")
 
 
 def database_url(db: str | None) -> str | None:

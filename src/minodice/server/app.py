@@ -26,7 +26,7 @@ import secrets
 import socket
 import time
 from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, MutableMapping
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +36,7 @@ import httpx
 from fastapi import FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
@@ -59,6 +60,7 @@ from minodice.server.ops import CollectionTimer, operations_router, watch_loop_l
 from minodice.server.protocol import (
     MAX_MESSAGE,
     MOVED,
+    TABLE_EXPIRED,
     Act,
     BadMessageError,
     Chat,
@@ -133,6 +135,38 @@ def _error(status: int, code: str, message: str,
                         headers=headers)
 
 
+class Utf8JsonRequest(Request):
+    """A request whose JSON body must be UTF-8 (RFC 8259: JSON between systems is), a
+    byte order mark allowed. Starlette's ``json()`` guesses UTF-16 and UTF-32 too and lets
+    UTF-8-encoded surrogates through, and any body it cannot decode became FastAPI's
+    generic "There was an error parsing the body": here it is a ``400 bad_request`` that
+    says what is wrong, and where."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            body = await self.body()
+            try:
+                text = body.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                raise HTTPException(400, "the body is not UTF-8 JSON (byte "
+                                    f"{exc.start} is not UTF-8)") from None
+            self._json = json.loads(text)  # JSONDecodeError: FastAPI's "json_invalid"
+        return self._json
+
+
+class Utf8JsonRoute(APIRoute):
+    """An API route reading its JSON body as :class:`Utf8JsonRequest` (FastAPI's way of
+    changing how a body is read: a route class of the app's router)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def utf8_handler(request: Request) -> Response:
+            return await handler(Utf8JsonRequest(request.scope, request.receive))
+
+        return utf8_handler
+
+
 class Limits:
     """Per-client token buckets: ``rate`` a second, up to ``burst`` at once.
 
@@ -172,7 +206,7 @@ class Caps:
     all_tables_rate: float = 10.0    # ... and then a second
     max_waiting: int = 1000         # tables waiting for people, in all ...
     waiting_per_address: int = 100  # ... and of those made from one address
-    expire_waiting: float = 1800.0  # s: a waiting table nobody joins or watches expires
+    expire_waiting: float = 1800.0  # s: a waiting table nobody joined, or all left, expires
     sockets_per_seat: int = 4       # WebSockets one seat may hold open at once
     spectators: int = 50            # spectators' WebSockets at one table
     sockets_per_address: int = 200  # WebSockets open at once from one address (a school's NAT)
@@ -305,6 +339,9 @@ class Connection:
                 await self.websocket.send_text(text)
                 if text == MOVED:  # the table went to another process: connect again
                     await self.websocket.close(code=1012)
+                    return
+                if text == TABLE_EXPIRED:  # the table is gone: as a connection to it is refused
+                    await self.websocket.close(code=4404)
                     return
 
     async def close(self) -> None:
@@ -448,6 +485,7 @@ def create_app(
     app = FastAPI(title="minodice", version=__version__, lifespan=lifespan,
                   description="Mino Dice tables: the HTTP part of the `minodice-table` "
                   "protocol (docs/PROTOCOL.md). Play goes over `GET /ws/ID?token=T`.")
+    app.router.route_class = Utf8JsonRoute  # before any route: every JSON body is UTF-8
     app.state.lobby = lobby
     app.state.cluster = cluster
     app.include_router(operations_router(

@@ -28,6 +28,7 @@ import multiprocessing.connection
 import os
 import random
 import secrets
+import signal
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -102,9 +103,13 @@ def _start_worker(niceness: int) -> None:
     OOM killer) cannot stop its pool, and a worker waits on a queue whose other end it
     holds itself: without this it lived on for ever, 50 MB each, once a server had been
     killed — under systemd the unit's cgroup ends them, by hand or in a container nothing
-    did."""
+    did. Ctrl+C is the server's to handle, not the worker's."""
     if niceness:
         os.nice(niceness)
+    # Ctrl+C goes to the whole process group, and the server stops its pools itself:
+    # interrupted in its wait, every worker printed a KeyboardInterrupt traceback (plain
+    # text among JSON log lines).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_exit_with_parent, args=(parent.sentinel,), daemon=True,

@@ -755,6 +755,10 @@ class Cluster:
         proc, conn_id, table_id = str(data.get("p")), str(data.get("c")), str(data.get("t"))
         room = self.lobby.rooms.get(table_id) if table_id in self.held else None
         moved = room is None or room.closed
+        if moved and data.get("op") == "close":
+            # its table went while it was open (expired with its spectators): nothing
+            # else forgets it
+            self.senders.pop((proc, conn_id), None)
         try:
             if room is not None and not moved:
                 moved = not await self._apply(room, data, proc, conn_id)

@@ -5,10 +5,13 @@ here, and write its answer. Errors are :class:`ApiError` with a protocol code
 (``bad_request``, ``not_found``, ``forbidden``, ``conflict``, ``busy``) and a sentence.
 
 Tables waiting for people cost memory, a start-up load and a line in the public list, and
-nobody has to play them: there are at most ``max_waiting`` of them, and one that nobody
-joins or watches for ``expire_waiting`` seconds expires (its row stays, marked
-``expired``, and is never loaded again). The public list is an index in creation order,
-read a page at a time from a cursor, so that a request costs its page, not every table.
+nobody has to play them: there are at most ``max_waiting`` of them, and they expire (the
+row stays, marked ``expired``, and is never loaded again). One that no person has taken a
+seat at expires ``expire_waiting`` seconds after it was made, even if someone watches it
+(watching costs nothing, so it keeps no table waiting); one that people have joined, once
+nobody has been connected to it for that long. The public list is an index in creation
+order, read a page at a time from a cursor, so that a request costs its page, not every
+table.
 """
 
 from __future__ import annotations
@@ -27,7 +30,14 @@ from minodice.core.fair import SCHEME_2, SEED_MAX, commitment, first_starter, se
 from minodice.core.names import name_problem, shown_name
 from minodice.core.rules import DEFAULT_RULE_OPTIONS, RuleOptions
 from minodice.server.botpool import BotPool
-from minodice.server.room import Room, Settings, bot_seat_names, options_of, token_hash
+from minodice.server.room import (
+    EXPIRED,
+    Room,
+    Settings,
+    bot_seat_names,
+    options_of,
+    token_hash,
+)
 from minodice.server.rows import Seat, TableSettings
 from minodice.server.store import Store, StoreError, TableRow, now_ms
 from minodice.text.safe import one_line
@@ -36,7 +46,6 @@ log = logging.getLogger("minodice.server")
 
 FORGET_AFTER = 120.0  # seconds a finished table nobody watches stays in memory
 LOBBY_PAGE, LOBBY_PAGE_MAX = 20, 100  # public tables in one answer: by default, at most
-EXPIRED = "expired"  # the stored status of a waiting table nobody came to
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: readable in a link
 
 
@@ -192,6 +201,8 @@ class Lobby:
                 reason = self.set_aside(table_id, exc)
             else:
                 self.rooms[table_id] = room
+                log.debug("table %s loaded (%s)", table_id, row.status,
+                          extra={"table": table_id, "seq": row.seq})
                 return room
         if reason is not None:
             raise ApiError(503, "damaged", "this table's saved game is damaged, so the server "
@@ -307,6 +318,9 @@ class Lobby:
                     del self._making[key]
         if public and waits:
             self._list(room)
+        log.debug("table %s created: %d seats, %d of them bots, %s", room.id, players,
+                  players - levels.count(None), "public" if public else "private",
+                  extra={"table": room.id, "seq": room.row.seq})
         return room, host_token
 
     def waiting(self, creator: str | None = None) -> int:
@@ -359,6 +373,8 @@ class Lobby:
                 await room.take_seat(seats, index)
             except StoreError:
                 raise _unsaved() from None
+            log.debug("table %s: seat %d taken", room.id, index,
+                      extra={"table": room.id, "seq": room.row.seq})
         return index, token, seated
 
     async def reveal(self, table_id: str, token: str, client_seed: str) -> Room:
@@ -568,25 +584,40 @@ class Lobby:
             self.rooms.pop(tid).stop()
             if self.on_forget is not None:
                 self.on_forget(tid)
+            log.debug("table %s forgotten here (finished, nobody watching)", tid,
+                      extra={"table": tid})
         return len(gone)
 
+    def abandoned(self, room: Room, now: float) -> bool:
+        """Whether a waiting table has waited in vain (see :meth:`expire_abandoned`).
+
+        A table no person has taken a seat at: ``expire_waiting`` seconds after it was
+        made (or loaded here), however many watch it, since watching is free and anyone
+        may do it: one client's spectator sockets held tables waiting for ever, and with
+        enough of them every waiting table the server allows. A table people have joined:
+        once nobody has been connected to it, nor has anything happened at it, for that
+        long (its people may still be on their way back)."""
+        if room.row.status != "waiting":
+            return False
+        if not room.people_seated():
+            return now - room.opened_at >= self.expire_waiting
+        return not room.presence.conns and now - room.last_active >= self.expire_waiting
+
     async def expire_abandoned(self) -> int:
-        """Expire the waiting tables nobody has joined, left or watched for
-        ``expire_waiting`` seconds (no connection open): marked ``expired`` in the store,
-        forgotten here, and never loaded again. Returns how many (a table whose write
-        fails stays as it was, and is tried again next time)."""
+        """Expire the waiting tables that waited in vain (:meth:`abandoned`): marked
+        ``expired`` in the store, their spectators told and let go, forgotten here, and
+        never loaded again. Returns how many (a table whose write fails stays as it was,
+        and is tried again next time)."""
         now = self.settings.clock()
         gone = [room for room in self.rooms.values()
-                if room.row.status == "waiting" and not room.presence.conns
-                and not room.lock.locked()
-                and now - room.last_active >= self.expire_waiting]
+                if not room.lock.locked() and self.abandoned(room, now)]
         count = 0
         for room in gone:
             async with room.lock:
-                if room.row.status != "waiting" or room.presence.conns:
+                if not self.abandoned(room, now):
                     continue  # someone came while the others were written
                 try:
-                    await room.set_status(EXPIRED)
+                    await room.expire()
                 except StoreError:
                     continue
                 self.rooms.pop(room.id, None)

@@ -9,8 +9,12 @@
   names below). Counters are totals since the start; Prometheus's ``rate()`` makes them
   per second (actions/s: ``rate(minodice_actions_total[1m])``).
 - ``--log-format json``: one JSON object a line (python-json-logger), with ``table`` and
-  ``seq`` where a line is about a table's change. Tokens are never logged (the access log
-  is off: WebSocket URLs carry them).
+  ``seq`` where a line is about a table's change; every line ``minodice serve`` writes is
+  one, its "ready" line and a failure to start included (nothing on stdout). Tokens are
+  never logged (the access log is off: WebSocket URLs carry them), nor anything a seat
+  hides (its dice, its bid): ``--log-level debug`` adds lines about tables' and
+  connections' comings and goings and each person's action (its latency, not its
+  content).
 
 The server-side latency of an action is measured from the moment a person's action is
 received (before the table's lock) to the moment the last connection of the table was
@@ -252,10 +256,12 @@ def _with_table(record: logging.LogRecord) -> bool:
 
 
 def configure_logging(log_format: str, level: int = logging.INFO) -> None:
-    """The server's logging: ``text`` (a line of prose) or ``json`` (JSON lines)."""
+    """The server's logging: ``text`` (a line of prose) or ``json`` (JSON lines). In JSON,
+    Python's warnings are log records too: every line on stderr must parse."""
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
+    logging.captureWarnings(log_format == "json")
     if log_format == "json":
         root.addHandler(json_log_handler())
     else:

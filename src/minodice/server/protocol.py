@@ -358,6 +358,12 @@ def dumps(message: Any) -> str:
 MOVED = dumps(error_message("moved", "this table is now served by another server process; "
                             "connect again"))
 
+#: Sent before a connection is closed (4404) because its table expired while it watched (a
+#: waiting table no person has taken a seat at expires, spectators or not): the error a new
+#: connection to it gets too (``not_found``). A connection's outbox closes after sending it.
+TABLE_EXPIRED = dumps(error_message("not_found", "this table expired: nobody took a seat at "
+                                    "it in time"))
+
 
 class BadMessageError(ValueError):
     """A client message the protocol does not allow; ``code`` is the error code to send."""

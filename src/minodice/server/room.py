@@ -62,6 +62,7 @@ from minodice.server import ops
 from minodice.server.botpool import BotPool, KeyedPool
 from minodice.server.presence import Presence, Sender
 from minodice.server.protocol import (
+    TABLE_EXPIRED,
     Act,
     Chat,
     TableFacts,
@@ -94,6 +95,7 @@ from minodice.wire.shapes import (
 
 log = logging.getLogger("minodice.server")
 
+EXPIRED = "expired"  # the stored status of a waiting table nobody came to
 RETRY_AFTER = 1.0  # seconds before a move (or a reveal's end) whose write failed is tried again
 
 
@@ -200,6 +202,9 @@ class Room:
         self.presence = Presence(row.settings.players, self.scheduler.now())
         self.driver: Driver | None = None  # from the first deal on
         self.last_active = self.scheduler.now()  # a connection came or went, a move was made
+        # When this process made or loaded it: a waiting table no person has taken a seat
+        # at expires that long after, whoever watches it (Lobby.expire_abandoned).
+        self.opened_at = self.last_active
         self._tasks: set[asyncio.Task[None]] = set()
         # The finished rounds as JSON text, built once a round (public, the same for every
         # view; a string also costs the garbage collector nothing to look at).
@@ -288,6 +293,10 @@ class Room:
 
     def seats_free(self) -> int:
         return sum(1 for seat in self.row.seats if not seat.taken)
+
+    def people_seated(self) -> bool:
+        """Whether a person (not a bot) has taken a seat here."""
+        return any(seat.taken and seat.bot is None for seat in self.row.seats)
 
     def info(self) -> dict[str, Any]:
         s = self.row.settings
@@ -392,6 +401,10 @@ class Room:
         self.row.seq = seq
         self.row.events += len(logged)
         self.last_active = self.scheduler.now()
+        status = fields.get("status")
+        if status is not None and status != self.row.status:  # started, finished, expired
+            log.debug("table %s is %s now", self.id, status,
+                      extra={"table": self.id, "seq": seq})
         for key, value in fields.items():
             setattr(self.row, key, value)
 
@@ -442,10 +455,15 @@ class Room:
         """The rematch's table, told to everyone here. :class:`StoreError` if unwritten."""
         await self._commit(rematch=table_id)
 
-    async def set_status(self, status: str) -> None:
-        """A new status for a table not played (``expired``), written with the next
-        ``seq``. :class:`StoreError` and no change if unwritten."""
-        await self._commit(status=status)
+    async def expire(self) -> None:
+        """Mark a table that waited in vain ``expired``, written with the next ``seq``;
+        :class:`StoreError` and no change if unwritten. Its connections (spectators: a
+        table a person sits at expires only once nobody is connected) are told it is gone
+        and closed (:data:`~minodice.server.protocol.TABLE_EXPIRED`), as a new connection
+        to it is refused: the protocol has no view of an expired table to show them."""
+        await self._write(status=EXPIRED)
+        for conn in list(self.presence.conns):
+            conn.send(TABLE_EXPIRED)
 
     async def start_if_full(self) -> bool:
         """A table whose seats are all taken but whose game never started (its start
@@ -611,6 +629,7 @@ class Room:
             except BaseException:
                 self._forget(conn, counted)
                 raise
+            self._log_connections("opened", seat)
 
     def _forget(self, conn: Sender, counted: bool) -> bool:
         """Uncount ``conn``; returns whether its seat is left without a connection (its
@@ -627,8 +646,17 @@ class Room:
                 return
             left = self._forget(conn, conn.seat is not None)
             self.last_active = self.scheduler.now()
+            self._log_connections("closed", conn.seat)
             if left and not self.closed:
                 await self.touch()
+
+    def _log_connections(self, what: str, seat: int | None) -> None:
+        """A debug line for a connection opened or closed: whose (a seat's number, never
+        its token), and how many the table has now."""
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("table %s: a connection %s (%s; %d open)", self.id, what,
+                      "spectator" if seat is None else f"seat {seat}",
+                      len(self.presence.conns), extra={"table": self.id})
 
     # -- what the driver tells ---------------------------------------------------------------
 
