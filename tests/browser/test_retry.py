@@ -1,15 +1,18 @@
 """The page takes a seat through a moment when the table's owner is away: a ``503`` with
-``Retry-After`` (nothing changed) is sent again, a bounded number of times."""
+``Retry-After`` (nothing changed) is sent again, a bounded number of times; a table that is
+gone for good (expired while watched) is said so, and not connected to again."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from live_server import LiveServer
+from live_server import LiveServer, servers
 
-from .conftest import Pages
+from .conftest import GRACE, Pages
 from .pages import stored_seat
 
 if TYPE_CHECKING:
@@ -76,3 +79,22 @@ async def test_the_page_gives_up_after_a_few_tries_and_says_so(server: LiveServe
     await page.locator(".join button[type=submit]").click()
     await page.locator(".toast-item").first.wait_for(timeout=10_000)
     assert tries == ["POST"]
+
+
+async def test_a_watched_table_that_expires_says_so_and_is_not_tried_again(
+        tmp_path: Path, pages: Pages) -> None:
+    """A waiting table nobody took a seat at expires even while someone watches it
+    (``--expire-waiting 0.02``: 1.2 s): the page shows that the table is gone, with the
+    way back to the lobby, and opens no more sockets (it tried again every 8 s for ever)."""
+    with servers(tmp_path, grace=GRACE, options=("--expire-waiting", "0.02")) as start:
+        server = start()
+        table = server.post("/api/tables", {"players": 3})["table"]
+        page = await pages.new()
+        sockets: list[str] = []
+        page.on("websocket", lambda ws: sockets.append(ws.url))
+        await page.goto(f"{server.base}/t/{table}")
+        await page.wait_for_selector("text=Table not found", timeout=20_000)
+        assert await page.locator("a[href='/']").count() >= 1
+        seen = len(sockets)
+        await asyncio.sleep(3)  # the page's first retry came after 0.3 s
+        assert len(sockets) == seen, sockets

@@ -29,16 +29,22 @@ export async function showTable(root, tableId, ui) {
     info = await api("GET", `/api/tables/${encodeURIComponent(tableId)}`);
   } catch (err) {
     if (early) early.ws.close();
-    const damaged = err.code === "damaged";
-    replace(root, h("section", { class: "card" },
-      h("h1", {}, damaged ? _("This table cannot be played") : _("Table not found")),
-      h("p", {}, damaged ? _("Its saved game is damaged, so the server has set it aside.") : err.message),
-      h("p", {}, h("a", { href: "/" }, _("Back to the lobby")))));
+    showGone(root, err.code, err.message);
     return () => {};
   }
   const page = new TablePage(root, info, ui);
   await page.begin(early);
   return () => page.leave();
+}
+
+/** A table there is nothing to play at: unknown or expired (not_found), or set aside as
+ * damaged; with the way back to the lobby. */
+function showGone(root, code, message) {
+  const damaged = code === "damaged";
+  replace(root, h("section", { class: "card" },
+    h("h1", {}, damaged ? _("This table cannot be played") : _("Table not found")),
+    h("p", {}, damaged ? _("Its saved game is damaged, so the server has set it aside.") : message),
+    h("p", {}, h("a", { href: "/" }, _("Back to the lobby")))));
 }
 
 function socketAddress(tableId, seat) {
@@ -195,6 +201,13 @@ class TablePage {
       if (message.code === "forbidden" && this.seat && !this.view) {
         store.remove(`seat.${this.id}`);   // a token from elsewhere: watch instead
         this.ws.close();
+        return;
+      }
+      if (message.code === "not_found" || message.code === "damaged") {
+        // The table is gone (it expired while watched, or was set aside): connecting
+        // again would only hear the same, every few seconds for ever.
+        this.leave();
+        showGone(this.root, message.code, errorText(message.code));
         return;
       }
       if (message.code === "stale") return;  // that decision was answered already
