@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from command import in_process
@@ -614,6 +616,20 @@ def test_every_command_takes_the_same_seeds(args: list[str], seed: str) -> None:
     assert proc.returncode == 2, proc.stderr
     assert b"Invalid value for --seed" in proc.stderr
     assert b"Traceback" not in proc.stderr
+
+
+@given(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,60}", fullmatch=True))
+def test_join_seats_a_bot_under_a_name_the_server_takes(class_name: str) -> None:
+    """Given no --name, join names the seat after the bot: a long class name is cut short
+    (the server refused it, in words about a name the user never gave)."""
+    from minodice.cli.online import default_seat_name
+    from minodice.core.names import name_problem
+
+    name = default_seat_name(f"mybot.py:{class_name}")
+    assert name_problem(name) is None
+    assert name.endswith(" bot")
+    assert name.startswith(class_name[:10])
+    assert default_seat_name("hard") == "hard bot"
 
 
 def test_the_speed_of_slow_games_is_shown_in_seconds_a_game() -> None:

@@ -16,7 +16,7 @@ from minodice.cli.common import LEVELS, app, check_float, check_range, data_fold
 from minodice.cli.records import read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import FairnessError, UnfinishedRecordError, verify_record
-from minodice.core.names import has_surrogates, name_problem
+from minodice.core.names import NAME_MAX, has_surrogates, name_problem
 from minodice.core.record import load_record, record_json
 from minodice.text.safe import one_line, printable
 
@@ -269,6 +269,16 @@ def serve(
                 log_config=None if log_format == "json" else LOGGING_CONFIG)
 
 
+def default_seat_name(bot: str) -> str:
+    """The name ``join`` seats a bot under when given none: its level or class and "bot",
+    the class cut short to fit a name (a long class name was refused by the server, in
+    words about a name the user never gave)."""
+    label = bot.split(":")[-1].strip()
+    if len(label) + 4 > NAME_MAX:
+        label = label[:NAME_MAX - 5] + "…"
+    return f"{label} bot"
+
+
 def db_folder_problem(path: Path) -> str | None:
     """Why the SQLite file ``path`` cannot be made where it is named: its folder is missing
     or is no folder. Only minodice's own data folder (:func:`data_folder`, the default's)
@@ -404,7 +414,7 @@ def join(
             typer.echo(f"[server] {printable(str(message.get('message')))}", err=True)
 
     async def run() -> dict[str, Any]:
-        ticket = await take_seat(url, name or f"{bot.split(':')[-1]} bot", commit=True)
+        ticket = await take_seat(url, name or default_seat_name(bot), commit=True)
         if not quiet:
             typer.echo(f"seated as {printable(ticket.name)} (seat {ticket.seat + 1}) at "
                        f"{ticket.table}; playing with {bot}")
