@@ -41,7 +41,7 @@ from minodice.cli.common import (
     rule_options,
 )
 from minodice.core.errors import InvalidRecordError
-from minodice.core.names import NAME_MAX, has_surrogates, name_problem, shown_name
+from minodice.core.names import NAME_MAX, NOT_TEXT, has_surrogates, name_problem, shown_name
 from minodice.core.record import dumps_record, parse_record, record_json
 from minodice.core.rules import RuleOptions
 from minodice.files import read_text
@@ -106,8 +106,7 @@ def player_names(names: Sequence[str], new_game: bool = True) -> list[str]:
         if not person:
             raise typer.BadParameter("a name cannot be empty", param_hint="--name")
         problem = name_problem(person) if new_game else (
-            "a name must be text (it holds bytes that are not UTF-8)"
-            if has_surrogates(person) else None)
+            NOT_TEXT if has_surrogates(person) else None)
         if problem is not None:
             raise typer.BadParameter(f"'{shown}': {problem}", param_hint="--name")
         if shown_name(person) in {shown_name(c) for c in cleaned}:

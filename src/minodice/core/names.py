@@ -40,6 +40,10 @@ def shown_name(name: str) -> str:
     return "".join(c for c in name if not joiner(c)).casefold()
 
 
+#: Why a name that is no text is refused (a command line in another encoding than UTF-8).
+NOT_TEXT = "a name must be text (it holds bytes that are not UTF-8)"
+
+
 def name_problem(name: str) -> str | None:
     """Why a person cannot take ``name`` (already trimmed), as a sentence, or ``None``.
 
@@ -51,9 +55,9 @@ def name_problem(name: str) -> str | None:
         return f"a name is 1 to {NAME_MAX} characters"
     if any(map(control, name)):
         return "a name may not hold control characters"
-    categories = [unicodedata.category(c) for c in name]
     if has_surrogates(name):
-        return "a name must be text (it holds bytes that are not UTF-8)"
+        return NOT_TEXT
+    categories = [unicodedata.category(c) for c in name]
     if not any(cat[0] in "LNPS" and c not in BLANKS
                for c, cat in zip(name, categories, strict=True)):
         return "a name needs a visible letter, digit or symbol"
