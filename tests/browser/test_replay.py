@@ -230,7 +230,9 @@ async def test_analyse_shows_each_decision_beside_it(tmp_path: Path,
         assert await overflowing(page) == []
 
         # Each player's biggest mistakes link to their place; a player without one is
-        # told so.
+        # told so. Following a link moves within the page: the analysis stays as it is
+        # (the page was built again, and the analysis asked for anew, at every link).
+        await page.evaluate("document.querySelector('.analysis').dataset.kept = 'yes'")
         for s in analysis["summary"]:
             item = page.locator(f'.analysis li[data-seat="{s["seat"]}"]')
             shown_mistakes = [d for d in s["biggest_mistakes"] if d["mistake"]]
@@ -242,6 +244,7 @@ async def test_analyse_shows_each_decision_beside_it(tmp_path: Path,
                 await links.nth(j).click()
                 place = f'.replay-trick[data-round="{d["round"]}"][data-trick="{d["trick"] or 0}"]'
                 await page.locator(place).wait_for()
+                assert await page.locator(".analysis[data-kept='yes']").count() == 1
 
         # A German reader gets German numbers: a decimal comma (the analysis, kept now,
         # shows at once).
@@ -311,6 +314,12 @@ async def test_a_record_file_is_analysed_too(tmp_path: Path, pages: Pages) -> No
         assert [s.split(":")[0] for s in summary] == record["players"]
         notes = await page.locator(".analysis-notes li").all_inner_texts()
         assert len(notes) == 3  # round 1's bids, beside the first step
+        # A link to a place (a mistake's) moves within the file's replay: the file and its
+        # analysis stay (the page used to start again and ask for a file).
+        await page.evaluate("location.hash = '#r2'")
+        await page.locator(".replay-trick[data-round='2']").wait_for()
+        assert await page.locator(".analysis li[data-seat]").count() == 3
+        assert len(await page.locator(".analysis-notes li").all_inner_texts()) == 3
         assert httpx.post(f"{server.base}/api/tables/{table}/analysis",
                           timeout=10).status_code in (200, 202)
         for _ in range(600):

@@ -257,6 +257,10 @@ window.addEventListener("beforeunload", (event) => {
   }
 });
 window.addEventListener("popstate", () => {
+  // A move within the page (only the #place changed: the replay's steps, a mistake's link)
+  // is the page's own (its hashchange); routing it would build the page again, and the
+  // replay's analysis would vanish until asked for anew.
+  if (location.pathname + location.search === shownPath) return;
   // Back or Forward has moved the address already: put it back to stay
   if (!mayLeave()) { history.pushState({}, "", shownPath); return; }
   route();
