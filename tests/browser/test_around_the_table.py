@@ -196,3 +196,20 @@ async def test_a_line_sent_into_a_dead_connection_is_kept(own_server: LiveServer
     await expect(ben.locator("#chat-text")).to_have_value("")
     await ana.get_by_text("anyone?").wait_for(state="attached")
     assert await ana.locator(".chat-log li").count() == 1
+
+
+async def test_the_skip_link_moves_to_the_game_and_keeps_the_table(server: LiveServer,
+                                                                   pages: Pages) -> None:
+    """"Skip to the game" (the first thing a keyboard reaches) only moves the focus: the
+    table was built anew by it, and its connection opened again, as if the page had been
+    left and entered."""
+    _ana, ben = await ana_and_ben(server, pages)
+    await ben.fill("#chat-text", "half a line")
+    await ben.evaluate("document.querySelector('#app > *').dataset.kept = 'yes'")
+    await ben.focus(".skip")
+    await ben.keyboard.press("Enter")
+    await ben.wait_for_url("**#app")
+    await expect(ben.locator("#app")).to_be_focused()
+    assert await ben.locator("#app > [data-kept='yes']").count() == 1
+    assert await ben.input_value("#chat-text") == "half a line"
+    assert await ben.locator(".conn-online").count() == 1
