@@ -301,3 +301,42 @@ async def test_the_house_rule_for_a_special_lead_is_asked_for_and_kept(
     await page.reload()
     await page.locator("#odds-go").wait_for()
     assert await page.locator("#odds-special-lead").input_value() == "no-colour"
+
+
+async def test_the_dice_are_kept_and_an_answer_is_only_for_what_is_asked(
+        server: LiveServer, pages: Pages) -> None:
+    """The dice chosen stay through a reload and another language (they were lost; the
+    edition, players and seat stayed); an announced bid changed takes the answer for the
+    old bids away (it stayed, as if it answered the new ones); fewer players leave as many
+    dice rolled as the trick can hold (all stayed, and the server refused the question)."""
+    page = await pages.new(viewport={"width": 360, "height": 640})
+    await page.goto(server.base + "/odds")
+    await tap_hand(page, ["red", "red", "griffin"])
+    await page.get_by_role("button", name="Show the odds").click()
+    await page.locator("#odds-answer").wait_for()
+    await page.click("details:has(.announced) summary")
+    await page.select_option("#odds-bid-1", "3")
+    await expect(page.locator("#odds-answer")).to_have_count(0)
+    assert await page.locator("#odds-bid-1").is_visible()  # the list stays open
+    await page.reload()
+    await expect(page.locator('.odds-dice output[aria-label="red"]')).to_have_text("2")
+    assert await page.locator("#odds-bid-1").input_value() == "3"
+    await page.select_option("#lang", "de")
+    await expect(page.locator("#odds-go")).to_have_text("Chancen anzeigen")
+    assert await page.locator('.odds-dice output[aria-label="Greif"]').inner_text() == "1"
+
+    await page.select_option("#lang", "en")
+    await page.get_by_role("tab", name="During a trick").click()
+    await page.select_option("#odds-players", "6")
+    for kind, face in (("red", "5"), ("red", "6"), ("yellow", "3"), ("yellow", "4"),
+                       ("purple", "1")):
+        await page.select_option("#odds-rolled-kind", kind)
+        await page.select_option("#odds-rolled-face", face)
+        await page.get_by_role("button", name="Add", exact=True).click()
+    await expect(page.locator(".rolls .roll")).to_have_count(5)
+    await page.select_option("#odds-players", "3")
+    await expect(page.locator(".rolls .roll")).to_have_count(2)
+    async with page.expect_response("**/api/odds/trick") as asked:
+        await page.get_by_role("button", name="Show the odds").click()
+    assert (await asked.value).status == 200
+    await page.locator("#odds-answer").wait_for()

@@ -16,6 +16,7 @@ import csv
 import io
 import json
 import random
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -1010,3 +1011,52 @@ async def test_on_a_wide_screen_the_sheet_stands_beside_the_round(server: LiveSe
     assert sheet is not None
     assert abs(sheet["y"] - editor["y"]) < 2, (editor, sheet)
     assert sheet["x"] >= editor["x"] + editor["width"], (editor, sheet)
+
+
+async def test_another_language_keeps_a_correction_and_the_names_typed(server: LiveServer,
+                                                                       pages: Pages) -> None:
+    """The page is drawn again in the language chosen: a correction not yet scored, and
+    names typed for a new game, were dropped without a word (a link or Back asks first)."""
+    page = await pages.new(viewport={"width": 360, "height": 640})
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: asked.append(dialog.message))
+    await open_stored(page, server, stored_pad(["Ana", "Ben", "Cleo", "Dan"], 3))
+    await set_stepper(page, "#bid-0", "Bid of Ana", 1)
+    await page.locator("#pad-next").click()          # round 4 at its tricks
+    await page.locator("#edit-1").click()
+    await set_stepper(page, "#won-0", "Tricks won by Ana", 0)
+    await page.select_option("#lang", "de")
+    await expect(page.locator(".pad-editor h2")).to_contain_text("Runde 1 von 8")
+    assert await page.locator("#won-0").inner_text() == "0"
+    assert asked == []
+    # scored, the pad goes back to round 4 where it was left: at its tricks (it went back
+    # to the bids, and a reload showed the tricks)
+    await page.locator("#pad-keep").click()
+    await expect(page.locator(".pad-editor h2")).to_contain_text("Runde 4 von 8")
+    await page.locator("#won-0").wait_for()
+    assert await page.locator("#bid-0").inner_text() == "1"
+
+    await page.get_by_role("link", name="Alle Spiele").click()
+    await page.fill("#pad-name-0", "Ana")
+    await page.fill("#pad-name-1", "Ben")
+    await page.select_option("#pad-variant", "simplified")
+    for lang in ("nl", "en"):
+        await page.select_option("#lang", lang)
+        await expect(page.locator("#pad-start")).to_have_text(
+            "Start scoring" if lang == "en" else re.compile(r"^(?!Start scoring$)"))
+        assert await page.input_value("#pad-name-0") == "Ana"
+        assert await page.input_value("#pad-name-1") == "Ben"
+        assert await page.input_value("#pad-name-2") == ""
+        assert await page.input_value("#pad-variant") == "simplified"
+    await page.goto(server.base + "/pad")  # another visit starts empty
+    assert await page.input_value("#pad-name-0") == ""
+
+
+async def test_a_link_to_a_game_not_on_this_device_says_so(server: LiveServer,
+                                                          pages: Pages) -> None:
+    """It showed the list of games without a word, under the game's address."""
+    page = await pages.new(viewport={"width": 360, "height": 640})
+    await page.goto(server.base + "/pad?game=abcdef123456")
+    await page.get_by_text("This game is not on this device.").wait_for()
+    await page.locator("#pad-name-0").wait_for()
+    assert page.url == server.base + "/pad"

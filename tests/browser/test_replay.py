@@ -362,3 +362,79 @@ async def test_a_record_played_by_the_open_rules_replays_by_them(
         path.write_text(json.dumps(other))
         await page.set_input_files("#replay-file", str(path))
         await expect(error).to_contain_text(place)
+
+
+async def test_a_files_replay_steps_at_once_follows_links_and_stays(
+        server: LiveServer, pages: Pages, tmp_path: Path) -> None:
+    """A record file's replay: the arrow keys step at once after the file is chosen (the
+    file box kept them); a link to a place goes there every time (the address never named
+    the place shown, so the same link twice did nothing); another language, or Back from
+    another page, shows the file again at its place (the page asked for a file anew)."""
+    table = server.finished_bot_game(3)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(server.get(f"/api/tables/{table}/record")))
+    page = await pages.new(viewport=PHONE)
+    await page.goto(f"{server.base}/replay")
+    await page.focus("#replay-file")  # as after choosing in the file dialog
+    await page.set_input_files("#replay-file", str(path))
+    await page.locator(".replay-trick").wait_for()
+    where = page.locator("#replay-where")
+    await page.keyboard.press("ArrowRight")
+    await expect(where).to_contain_text("Trick 1/1 (2/")
+    for _ in range(2):  # the same link twice, steps apart
+        await page.evaluate("location.hash = '#r2'")
+        await expect(where).to_contain_text("Round 2/")
+        await expect(where).to_contain_text("Bids")
+        await page.keyboard.press("ArrowRight")
+        await page.keyboard.press("ArrowRight")
+        await expect(where).to_contain_text("Trick 1/2")
+    assert page.url.endswith("/replay#r2t1d2")
+    await page.evaluate("location.hash = '#r99'")  # no such place: the address names the shown
+    await expect(page).to_have_url(re.compile(r"/replay#r2t1d2$"))
+    await page.select_option("#lang", "de")
+    await expect(where).to_contain_text("Runde 2/")
+    await expect(where).to_contain_text("Stich 1/2")
+    await page.select_option("#lang", "en")
+    await page.click("#nav .menu")
+    await page.get_by_role("link", name="About").click()
+    await page.locator(".about").wait_for()
+    await page.go_back()
+    await expect(where).to_contain_text("Trick 1/2")
+    await expect(page.locator(".replay-trick[data-round='2']")).to_have_count(1)
+
+
+async def test_a_page_left_before_its_answers_came_is_not_drawn_over_the_next(
+        server: LiveServer, pages: Pages) -> None:
+    """On a slow network a page left before it was drawn (its script or its data still on
+    the way) was drawn over the page moved to, under that page's address."""
+    table = server.finished_bot_game(3)
+    page = await pages.new(viewport={"width": 1280, "height": 900})  # the links in sight
+
+    async def slowly(route: Any) -> None:
+        await asyncio.sleep(1.5)
+        await route.continue_()
+
+    await page.route("**/static/replay.js", slowly)
+    await page.route(f"**/api/tables/{table}", slowly)
+    await page.goto(server.base + "/about")
+    await page.locator(".about").wait_for()
+    for start, to, heading in ((f"/replay/{table}#r2", "Score pad", "Score pad"),
+                               (f"/t/{table}", "About", "About Mino Dice")):
+        await page.evaluate(f"history.pushState({{}}, '', '{start}');"
+                            "dispatchEvent(new PopStateEvent('popstate'))")
+        await page.get_by_role("link", name=to, exact=True).click()
+        await expect(page.locator("h1")).to_have_text(heading)
+        await page.wait_for_timeout(2500)  # what was asked for the page left has come
+        assert await page.locator("h1").inner_text() == heading
+        assert await page.locator(".replay-trick, .table-main").count() == 0
+        assert page.url.endswith("/pad" if to == "Score pad" else "/about")
+
+
+async def test_the_replay_of_no_table_leads_back_to_the_lobby(server: LiveServer,
+                                                             pages: Pages) -> None:
+    """It offered "Back to the table", to the same table that is not there."""
+    page = await pages.new(viewport=PHONE)
+    await page.goto(f"{server.base}/replay/nosuchtable")
+    await page.get_by_role("link", name="Back to the lobby").click()
+    await page.locator(".quick").wait_for()
+    assert await page.get_by_role("link", name="Back to the table").count() == 0

@@ -8,9 +8,13 @@ import { addLeaveButton, myTablesCard, noteVisit } from "./mine.js";
 import { EDITIONS, ROUNDS } from "/meta.js";
 import { levelOptions, showTable } from "./table.js";
 
-const root = document.getElementById("app");
+// The page shown: a new <main> for every page, so that what an earlier page still builds when
+// its answers come late (a slow network; the page left before it was drawn) goes into its own
+// detached <main>, never over the page moved to.
+let root = document.getElementById("app");
 const toaster = document.getElementById("toast");
 let leaveCurrent = () => {};
+let routes = 0;
 // What the page shown would lose if left now (a question to ask), or null: set by a page
 // with work not yet kept (the pad's correction); asked before the app moves to another page
 // (a link, Back), and by the browser before a reload or a closed tab.
@@ -39,39 +43,55 @@ const ui = {
   },
   /** ``check`` says what leaving the page shown now would lose (null: nothing). */
   askBeforeLeaving(check) { unkept = check; },
+  again: false,
 };
 
-async function route() {
+// ``again``: the same page drawn again, in another language: a page may keep what was typed
+// and not yet kept (``ui.again``; the pad's names, its correction).
+async function route(again = false) {
+  const here = ++routes;
+  ui.again = again;
+  const current = () => here === routes;
   unkept = () => null;
   shownPath = location.pathname + location.search;
   leaveCurrent();
   leaveCurrent = () => {};
   renderNav();
+  const into = h("main", { id: "app", tabindex: "-1" });
+  root.replaceWith(into);
+  root = into;
   const path = location.pathname;
   const table = path.match(/^\/t\/([A-Za-z0-9]+)\/?$/);
   let replay;
+  let leave = () => {};
   if (table) {
     noteVisit(table[1]);
     addLeaveButton(table[1], ui);
-    leaveCurrent = await showTable(root, table[1], ui);
+    leave = await showTable(into, table[1], ui);
   } else if ((replay = path.match(/^\/replay(?:\/([A-Za-z0-9]+))?\/?$/))) {
     // its own module, loaded only here: a table's first view does not carry it
     const { showReplay } = await import("./replay.js");
-    leaveCurrent = await showReplay(root, replay[1] || null, ui);
+    if (current()) leave = await showReplay(into, replay[1] || null, ui);
   } else if (path === "/about") {
-    await showAbout();
+    await showAbout(into);
   } else if (path === "/pad") {
     // the pad's and the odds page's modules are loaded only there (as the replay's): a
     // table's first view waits for none of them
-    (await import("./pad.js")).showPad(root, ui);
+    const { showPad } = await import("./pad.js");
+    if (current()) showPad(into, ui);
   } else if (path === "/odds") {
-    (await import("./odds.js")).showOdds(root, ui);
+    const { showOdds } = await import("./odds.js");
+    if (current()) showOdds(into, ui);
   } else if (path === "/") {
-    await showLobby();
+    await showLobby(into);
   } else {
-    showNotFound();
+    showNotFound(into);
   }
-  const focus = root.querySelector("h1");
+  // left while it was being built: what it opened (a table's connection) is closed at once
+  if (!current()) { leave(); return; }
+  leaveCurrent = leave;
+  shownPath = location.pathname + location.search;  // as the page settled it (/pad?game=gone)
+  const focus = into.querySelector("h1");
   if (focus) { focus.setAttribute("tabindex", "-1"); }
 }
 
@@ -83,7 +103,7 @@ function renderNav() {
     store.set("lang", e.target.value);
     localStorage.setItem("minodice.lang", e.target.value);
     await loadLanguage(e.target.value);
-    route();
+    route(true);
   } }, Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code, selected: code === lang }, name)));
   // On a phone the links fold behind one menu button, so that the header is one row.
   const links = h("div", { class: "links", id: "nav-links" },
@@ -101,8 +121,8 @@ function renderNav() {
 }
 
 // An address the page does not know: say so, with a way back (never the lobby in disguise).
-function showNotFound() {
-  replace(root, h("section", { class: "card" },
+function showNotFound(into) {
+  replace(into, h("section", { class: "card" },
     h("h1", {}, _("Page not found")),
     h("p", {}, _("There is nothing at this address.")),
     h("p", {}, h("a", { href: "/", class: "button primary", onclick: link }, _("Back to the lobby")))));
@@ -121,7 +141,7 @@ function nameField(id) {
     value: store.get("name", "") });
 }
 
-async function showLobby() {
+async function showLobby(into) {
   const quickName = nameField("quick-name");
   const quick = h("form", { class: "card quick", onsubmit: async (e) => {
     e.preventDefault();
@@ -189,7 +209,7 @@ async function showLobby() {
 
   const list = h("div", { class: "public-list", "aria-live": "polite" }, h("p", { class: "hint" }, _("Loading…")));
   const open = h("section", { class: "card open" }, h("h2", {}, _("Open tables")), list);
-  replace(root, quick, myTablesCard(link), open, create);
+  replace(into, quick, myTablesCard(link), open, create);
   await refreshPublic(list);
 }
 
@@ -227,11 +247,11 @@ async function createAndSit(settings, name) {
 
 // -- about -----------------------------------------------------------------------------------
 
-async function showAbout() {
+async function showAbout(into) {
   let rules = [];
   try { rules = (await api("GET", `/api/rules/${lang}?edition=mino`)).paragraphs; } catch (err) { rules = []; }
   const dice = await (await import("./about.js")).diceSection();
-  replace(root,
+  replace(into,
     h("section", { class: "card about" },
       h("h1", {}, _("About Mino Dice")),
       h("p", {}, _("Mino Dice is a trick-taking game with dice: you choose which die to play, but the face it shows is rolled. Everyone bids in secret how many tricks they will win; an exact bid scores.")),

@@ -8,6 +8,28 @@ import { chanceWithMargin, marginNote, specialLeadText } from "./extras.js";
 import { _, decimal, word } from "./i18n.js";
 import { EDITIONS, ROUNDS } from "/meta.js";
 
+// The dice a person chose, as kept (``saved``, from this device's storage, so checked): only
+// kinds of this set, as many as it has, eight at most; rolls of its faces, fewer than the
+// players; bids of the other seats.
+function keepDice(state, saved, dice) {
+  const kinds = new Map(dice.kinds.map((k) => [k.name, k]));
+  const count = (n) => (Number.isInteger(n) && n > 0 ? n : 0);
+  let held = 0;
+  for (const [name, n] of Object.entries(saved.hand && typeof saved.hand === "object" ? saved.hand : {})) {
+    const k = kinds.get(name);
+    const take = k ? Math.min(count(n), k.count, 8 - held) : 0;
+    if (take > 0) { state.hand[name] = take; held += take; }
+  }
+  state.rolled = (Array.isArray(saved.rolled) ? saved.rolled : []).filter((r) => r && kinds.has(r.die)
+    && kinds.get(r.die).faces.some((f) => f === r.face)).slice(0, state.players - 1)
+    .map((r) => ({ die: r.die, face: r.face }));
+  for (const [p, bid] of Object.entries(saved.announced && typeof saved.announced === "object" ? saved.announced : {})) {
+    const seat = Number(p);
+    if (Number.isInteger(seat) && seat >= 0 && seat < state.players && seat !== state.position
+      && Number.isInteger(bid) && bid >= 0 && bid <= 8) state.announced[seat] = bid;
+  }
+}
+
 export async function showOdds(root, ui) {
   const saved = store.get("odds", {});
   const state = {
@@ -29,8 +51,11 @@ export async function showOdds(root, ui) {
     return;
   }
 
+  keepDice(state, saved, dice);
+  // the dice chosen are kept too: a reload, Back or another language shows them again
   const remember = () => store.set("odds", { mode: state.mode, edition: state.edition, players: state.players,
-    position: state.position, variant: state.variant, specialLead: state.specialLead });
+    position: state.position, variant: state.variant, specialLead: state.specialLead,
+    hand: state.hand, rolled: state.rolled, announced: state.announced });
   const size = () => Object.values(state.hand).reduce((a, b) => a + b, 0);
 
   async function ask() {
@@ -71,6 +96,7 @@ export async function showOdds(root, ui) {
         if (d > 0 && size() >= 8) return;
         state.hand[k.name] = next;
         state.answer = null;
+        remember();
         draw();
       };
       return h("li", {}, die(dice, k, null, { size: 40 }),
@@ -84,14 +110,21 @@ export async function showOdds(root, ui) {
 
   function bidInputs() {
     const r = size();
-    const positions = h("select", { id: "odds-position", onchange: (e) => { state.position = Number(e.target.value); state.answer = null; remember(); draw(); } },
+    const positions = h("select", { id: "odds-position", onchange: (e) => {
+      state.position = Number(e.target.value);
+      delete state.announced[state.position];  // your own bid is not announced to you
+      state.answer = null; remember(); draw();
+    } },
       Array.from({ length: state.players }, (_x, p) => h("option", { value: p, selected: p === state.position },
         p === 0 ? _("You start the round") : _("{n} after the start player", { n: p }))));
     const announced = Array.from({ length: state.players }, (_x, p) => p).filter((p) => p !== state.position).map((p) =>
       h("li", {}, h("label", { for: `odds-bid-${p}` }, p === 0 ? _("The start player") : _("{n} after the start player", { n: p })),
         h("select", { id: `odds-bid-${p}`, onchange: (e) => {
           if (e.target.value === "") delete state.announced[p]; else state.announced[p] = Number(e.target.value);
+          // the answer shown was for other bids (drawn again, the list would fold up)
           state.answer = null;
+          remember();
+          root.querySelector("#odds-answer")?.remove();
         } }, h("option", { value: "" }, _("not known")),
         Array.from({ length: Math.max(r, 1) + 1 }, (_y, b) => h("option", { value: b, selected: state.announced[p] === b }, String(b))))));
     // the scoring decides the best bid (R15: a missed bid scores 0, no bonuses)
@@ -102,7 +135,7 @@ export async function showOdds(root, ui) {
       h("div", { class: "field" }, h("label", { for: "odds-variant" }, _("Scoring")), variant),
       h("div", { class: "field" }, h("label", { for: "odds-position" }, _("Your seat")), positions),
       h("p", { class: "hint" }, r ? _("Round {n}: {n} dice behind your screen.", { n: r }) : _("Round: as many as your dice.")),
-      h("details", {}, h("summary", {}, _("Bids already announced (optional)")), h("ul", { class: "announced" }, announced)),
+      h("details", { open: Object.keys(state.announced).length > 0 }, h("summary", {}, _("Bids already announced (optional)")), h("ul", { class: "announced" }, announced)),
     ];
   }
 
@@ -124,7 +157,7 @@ export async function showOdds(root, ui) {
       h("h3", {}, _("Rolled in this trick so far")),
       state.rolled.length ? h("ol", { class: "rolls" }, state.rolled.map((r, i) => h("li", { class: "roll" },
         die(dice, dice.kinds.find((k) => k.name === r.die), r.face, { size: 40 }),
-        h("button", { class: "small", "aria-label": _("Remove"), onclick: () => { state.rolled.splice(i, 1); state.answer = null; draw(); } }, "×"))))
+        h("button", { class: "small", "aria-label": _("Remove"), onclick: () => { state.rolled.splice(i, 1); state.answer = null; remember(); draw(); } }, "×"))))
         : h("p", { class: "hint" }, _("Nothing yet: you lead.")),
       h("p", {}, follow ? _("Follow: {colour}", { colour: word(follow.colour) }) : noColour ? _("No colour") : _("No colour yet")),
       h("div", { class: "row" }, kind, face, h("button", { type: "button", onclick: () => {
@@ -132,6 +165,7 @@ export async function showOdds(root, ui) {
         const f = /^\d+$/.test(face.value) ? Number(face.value) : face.value;
         state.rolled.push({ die: kind.value, face: f });
         state.answer = null;
+        remember();
         draw();
       } }, _("Add"))),
     ];
@@ -171,6 +205,8 @@ export async function showOdds(root, ui) {
     } }, EDITIONS.map((e) => h("option", { value: e.name, selected: state.edition === e.name }, _(e.title))));
     const players = h("select", { id: "odds-players", onchange: (e) => {
       state.players = Number(e.target.value); state.position = Math.min(state.position, state.players - 1);
+      // a trick of fewer players holds fewer dice rolled before yours
+      state.rolled = state.rolled.slice(0, state.players - 1);
       state.announced = {}; state.answer = null; remember(); draw();
     } }, Object.keys(ROUNDS).map(Number).map((n) => h("option", { value: n, selected: n === state.players }, String(n))));
     const specialLead = h("select", { id: "odds-special-lead", onchange: (e) => {

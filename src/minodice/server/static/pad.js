@@ -35,6 +35,11 @@ function saveGame(game, { replace: replacing = false } = {}) {
 const cannotKeep = () => _("This device could not save it: its storage is full or turned off.");
 // The one pad game listening for other tabs' changes (the page shows one at a time).
 let listening = null;
+// What the pad showed last, for the page drawn again in another language (``ui.again``): a
+// game's round being entered or corrected, with the correction not yet scored; or the names
+// typed for a new game. Only then: a correction left by a link or Back (asked first) is gone.
+let shownGame = null;
+let typedHome = null;
 
 function newId() {
   const a = new Uint8Array(6);
@@ -137,8 +142,21 @@ export function showPad(root, ui) {
   const params = new URLSearchParams(location.search);
   const id = params.get("game");
   const game = id && storedGame(id);
-  if (game) new PadGame(root, ui, game).render();
-  else showPadHome(root, ui);
+  if (game) {
+    const page = new PadGame(root, ui, game);
+    if (ui.again && shownGame && shownGame.id === game.id && shownGame.rev === (game.rev || 0)) {
+      Object.assign(page, { editing: shownGame.editing, stage: shownGame.stage, draft: shownGame.draft });
+    }
+    page.render();
+  } else {
+    // a link to a game this device does not have (deleted; another device's): said, and
+    // the address is the list's
+    if (id) {
+      ui.toast(_("This game is not on this device."));
+      history.replaceState(history.state, "", "/pad");
+    }
+    showPadHome(root, ui);
+  }
 }
 
 function showPadHome(root, ui) {
@@ -149,11 +167,14 @@ function showPadHome(root, ui) {
     names.appendChild(h("li", {}, h("label", { for: `pad-name-${i}`, class: "sr-only" }, _("Player {n}", { n: i + 1 })),
       h("input", { id: `pad-name-${i}`, maxlength: 24, value, placeholder: _("Player {n}", { n: i + 1 }) })));
   };
-  for (let i = 0; i < 4; i++) addName();
+  const typed = ui.again && typedHome ? typedHome : null;
+  const kept = typed ? typed.names.slice(0, MAX_PLAYERS) : [];
+  for (let i = 0; i < Math.max(4, kept.length); i++) addName(kept[i] || "");
   const edition = h("select", { id: "pad-edition" },
-    EDITIONS.map((e) => h("option", { value: e.name }, _(e.title))));
+    EDITIONS.map((e) => h("option", { value: e.name, selected: typed && typed.edition === e.name }, _(e.title))));
   const variant = h("select", { id: "pad-variant" }, h("option", { value: "standard" }, _("Standard scoring")),
-    h("option", { value: "simplified" }, _("Simplified: no minus points, no bonus")));
+    h("option", { value: "simplified", selected: typed && typed.variant === "simplified" }, _("Simplified: no minus points, no bonus")));
+  typedHome = typed;  // (drawn again twice, the names stay; another visit starts empty)
   const file = h("input", { type: "file", id: "pad-import", accept: "application/json,.json", onchange: async () => {
     try {
       const game = readGame(JSON.parse(await file.files[0].text()));
@@ -162,7 +183,9 @@ function showPadHome(root, ui) {
       ui.go(`/pad?game=${game.id}`);
     } catch (err) { ui.toast(err instanceof SyntaxError ? _("Not a score pad file: {why}", { why: "JSON" }) : err.message); }
   } });
-  const form = h("form", { class: "card", onsubmit: (e) => {
+  const form = h("form", { class: "card", oninput: () => {
+    typedHome = { names: Array.from(names.querySelectorAll("input"), (i) => i.value), edition: edition.value, variant: variant.value };
+  }, onsubmit: (e) => {
     e.preventDefault();
     const players = Array.from(names.querySelectorAll("input"), (i) => i.value.trim()).filter(Boolean);
     if (players.length < MIN_PLAYERS || players.length > MAX_PLAYERS) { ui.toast(_("A game needs 3 to 6 players (R1).")); return; }
@@ -284,6 +307,7 @@ class PadGame {
 
   render() {
     const g = this.game;
+    shownGame = { id: g.id, rev: g.rev || 0, editing: this.editing, stage: this.stage, draft: this.draft };
     const scored = scoreGame(g);
     const over = scored.length === this.total;
     replace(this.root,
@@ -371,9 +395,11 @@ class PadGame {
       this.editing = g.rounds.length - 1;
       this.stage = "bids";
     } else {
-      // a correction: go back to the round being played (everything after recomputes)
+      // a correction: go back to the round being played (everything after recomputes), at
+      // the step it was left at, as a reload shows it
       this.editing = g.rounds.length - 1;
-      this.stage = g.rounds[this.editing].done ? "view" : "bids";
+      const current = g.rounds[this.editing];
+      this.stage = current.done ? "view" : current.step === "tricks" ? "tricks" : "bids";
     }
     const result = saveGame(g);
     if (result === "changed" || result === "deleted") {

@@ -122,12 +122,24 @@ function isMistake(d, analysis) {
 
 // The page ------------------------------------------------------------------------------
 
+// The record file opened last (and its analysis's id, once asked for): the page drawn again
+// (another language, Back from another page) shows it again, at the place in the address,
+// rather than asking for the file anew.
+let openedFile = null;
+
 export async function showReplay(root, tableId, ui) {
   const body = h("div", { class: "replay-body" });
   const picker = h("input", { type: "file", id: "replay-file", accept: ".json,application/json", onchange: async (e) => {
     const file = e.target.files && e.target.files[0];
     if (!file) return;
-    try { await open(JSON.parse(await file.text()), null); } catch (err) { problem(err); }
+    try {
+      const record = JSON.parse(await file.text());
+      const kept = { record, uploadId: null };
+      await open(record, null, false, kept);
+      openedFile = kept;
+      // the arrow keys step at once (the file box, focused, would keep them)
+      view.next.focus();
+    } catch (err) { problem(err); }
   } });
   const header = h("section", { class: "card replay-head" }, h("h1", {}, _("Replay")),
     tableId ? null : h("div", { class: "field" }, h("label", { for: "replay-file" }, _("Open a game record (JSON)")), picker));
@@ -139,22 +151,27 @@ export async function showReplay(root, tableId, ui) {
     replace(body, h("p", { class: "error", role: "alert" }, _("This record cannot be replayed: {problem}", { problem: text })));
   }
 
-  async function open(record, id) {
+  // ``atHash``: start at the place the address names (a link; the page drawn again)
+  async function open(record, id, atHash, kept = null) {
     const dice = await diceSet(record && record.dice_set ? record.dice_set : "mino");
     const game = replayRecord(record, dice);
     if (view) view.stop();
-    view = new ReplayView(body, game, id, ui, record);
+    view = new ReplayView(body, game, id, ui, record, atHash, kept);
   }
 
   if (tableId) {
     try {
-      await open(await api("GET", `/api/tables/${tableId}/record`), tableId);
+      await open(await api("GET", `/api/tables/${tableId}/record`), tableId, true);
     } catch (err) {
-      // 409: the game is still being played (its record is not out before its end)
+      // 409: the game is still being played (its record is not out before its end); a table
+      // that is not there has no table to go back to
       const text = err.code === "conflict" ? _("The replay is ready when the game is over.") : err.message;
-      replace(body, h("p", { class: "error", role: "alert" }, text),
-        h("a", { class: "button", href: `/t/${tableId}` }, _("Back to the table")));
+      replace(body, h("p", { class: "error", role: "alert" }, text), err.code === "not_found"
+        ? h("a", { class: "button", href: "/" }, _("Back to the lobby"))
+        : h("a", { class: "button", href: `/t/${tableId}` }, _("Back to the table")));
     }
+  } else if (openedFile) {
+    try { await open(openedFile.record, null, true, openedFile); } catch (err) { problem(err); }
   } else {
     replace(body, h("p", { class: "hint" }, _("Pick a record file, or open a finished table's replay from the lobby.")));
   }
@@ -164,16 +181,18 @@ export async function showReplay(root, tableId, ui) {
 class ReplayView {
   // `record`: as read (a finished table's, or a file's); a file's is sent to the server
   // when its analysis is asked for (POST /api/analyses), and followed by the id it gets.
-  constructor(body, game, tableId, ui, record) {
+  // `kept`: a file's {record, uploadId} kept by the page, whose analysis is shown again.
+  constructor(body, game, tableId, ui, record, atHash, kept) {
     this.body = body;
     this.game = game;
     this.tableId = tableId;
     this.record = record;
-    this.uploadId = null;
+    this.fileKept = kept;
+    this.uploadId = kept ? kept.uploadId : null;
     this.ui = ui;
     this.places = positions(game);
     this.analysis = null;
-    const found = tableId ? indexOfHash(game, this.places, location.hash) : -1;
+    const found = atHash ? indexOfHash(game, this.places, location.hash) : -1;
     this.at = found >= 0 ? found : 0;
     this.status = h("p", { class: "replay-where", "aria-live": "polite", id: "replay-where" });
     this.prev = h("button", { type: "button", id: "replay-prev", "aria-label": _("Previous step"), onclick: () => this.go(this.at - 1) }, "◀");
@@ -190,7 +209,13 @@ class ReplayView {
       e.preventDefault();
       this.go(to);
     };
-    this.hash = () => { const i = indexOfHash(game, this.places, location.hash); if (i >= 0 && i !== this.at) this.go(i); };
+    // a place the game does not have (#r9 of 8 rounds, typed): the address goes back to
+    // naming the place shown
+    this.hash = () => {
+      const i = indexOfHash(game, this.places, location.hash);
+      if (i < 0) this.render();
+      else if (i !== this.at) this.go(i);
+    };
     let start = null;
     this.down = (e) => { start = [e.clientX, e.clientY]; };
     this.up = (e) => {
@@ -204,7 +229,7 @@ class ReplayView {
     this.content.addEventListener("pointerdown", this.down);
     this.content.addEventListener("pointerup", this.up);
     this.render();
-    if (tableId) this.askAnalysis("GET");
+    if (tableId || this.uploadId) this.askAnalysis("GET");
     else this.offerAnalysis(null);
   }
 
@@ -225,7 +250,9 @@ class ReplayView {
     const at = this.places[this.at];
     const round = game.rounds[at.r - 1];
     const names = game.players;
-    if (this.tableId) history.replaceState(history.state, "", `/replay/${this.tableId}#${placeHash(game, at)}`);
+    // the address names the place (a link to it, Back to it, the page drawn again); a view
+    // left while its record came late does not touch the address of the page moved to
+    if (this.body.isConnected) history.replaceState(history.state, "", `/replay${this.tableId ? `/${this.tableId}` : ""}#${placeHash(game, at)}`);
     this.prev.disabled = this.at === 0;
     this.next.disabled = this.at === this.places.length - 1;
     this.roundSelect.value = String(at.r);
@@ -291,6 +318,7 @@ class ReplayView {
     }
     const job = await api("POST", "/api/analyses", this.record);
     this.uploadId = job.id;
+    if (this.fileKept) this.fileKept.uploadId = job.id;
     return job;
   }
 
