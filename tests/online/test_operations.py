@@ -356,6 +356,41 @@ async def test_serve_with_json_logs_writes_only_json_lines_and_debug_tells_more(
     assert "Traceback" not in text
 
 
+async def test_ctrl_c_while_the_bot_workers_start_writes_no_traceback(tmp_path: Path) -> None:
+    """The bot workers start once the server is ready, and each took a second or more to
+    import its modules before it ignored Ctrl+C: a Ctrl+C then (sent to the whole process
+    group, as a terminal does) printed a KeyboardInterrupt traceback from every worker,
+    plain text among the JSON log lines. The server still ends as asked."""
+    port = free_port()
+    err = tmp_path / "stderr"
+    with err.open("wb") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "minodice", "serve", "--port", str(port), "--db",
+             str(tmp_path / "t.db"), "--bot-workers", "2", "--log-format", "json"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+            start_new_session=True)
+    try:
+        async with httpx.AsyncClient(timeout=5) as http:
+            deadline = time.monotonic() + 60  # a hang guard
+            while True:
+                assert proc.poll() is None, err.read_text()
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await http.get(f"http://127.0.0.1:{port}/readyz")).status_code == 200:
+                        break
+                assert time.monotonic() < deadline, err.read_text()
+                await asyncio.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)  # while the workers import
+        assert proc.wait(timeout=30) == 0
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    lines = err.read_bytes().splitlines()
+    assert lines
+    for line in lines:
+        assert line.startswith(b"{"), line
+        assert json.loads(line), line
+
+
 def test_serve_with_json_logs_says_why_it_cannot_start_in_json(tmp_path: Path) -> None:
     """A failure to start is a log record too (an error), not a plain line."""
     with socket.socket() as taken:

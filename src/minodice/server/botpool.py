@@ -22,6 +22,7 @@ everyone wait longer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -31,7 +32,7 @@ import secrets
 import signal
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextvars import ContextVar
@@ -110,10 +111,28 @@ def _start_worker(niceness: int) -> None:
     # interrupted in its wait, every worker printed a KeyboardInterrupt traceback (plain
     # text among JSON log lines).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # held back until now (:func:`_ctrl_c_held`): a Ctrl+C that came while this worker
+    # imported its modules is dropped here, ignored
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_exit_with_parent, args=(parent.sentinel,), daemon=True,
                          name="minodice-parent-watch").start()
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Ctrl+C held back in this thread while a job is handed to the pool, which may start a
+    worker then: the worker inherits the block, so that a Ctrl+C while it is still importing
+    its modules (a second or more, before :func:`_start_worker` ignores it) does not
+    interrupt it with a traceback on the server's stderr. Held, not ignored: the server
+    gets a Ctrl+C of its own once this thread lets it through, or at once in another
+    thread (ignored meanwhile, one handed to another thread would be lost)."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _exit_with_parent(sentinel: int) -> None:
@@ -246,7 +265,8 @@ class BotPool:
                 started: dict[Any, Any] = getattr(pool, "_processes", None) or {}
                 timeout = self.timeout + (SPAWN_ALLOWANCE if len(started) < self.workers
                                           else 0.0)
-                future = asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+                with _ctrl_c_held():
+                    future = asyncio.get_running_loop().run_in_executor(pool, fn, *args)
                 try:
                     return await asyncio.wait_for(future, timeout)
                 except (TimeoutError, BrokenProcessPool):
