@@ -57,6 +57,12 @@ async def step(page: Page, rng: random.Random) -> str:
     except playwright_error():
         return "again"  # detached by a newer view before the click landed
     await chosen.wait_for_element_state("hidden", timeout=STEP_TIMEOUT)
+    if kind == "bid":
+        # Bids are made at once: another seat's bid, answered before this one, redraws the
+        # page with the bid buttons still offered (this seat's bid on its way), and a
+        # caller would take them for the next decision. This seat's bid is answered once no
+        # bid button is left: none comes back before this seat has rolled.
+        await page.locator(BID).first.wait_for(state="detached", timeout=STEP_TIMEOUT)
     return kind
 
 

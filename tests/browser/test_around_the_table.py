@@ -189,6 +189,10 @@ async def test_a_line_sent_into_a_dead_connection_is_kept(own_server: LiveServer
         assert await ben.locator(".conn-online").count() == 1   # the page saw nothing wrong
     finally:
         own_server.kill9()   # what was sent dies with it
+    # The page must have seen its socket close before the server is back: else the wait
+    # for .conn-online below may match the old connection's status, and the Enter after
+    # it go to the dead socket (refused there as the line already sent on it).
+    await ben.locator(".conn-reconnecting").wait_for(timeout=10_000)
     own_server.start()
     await ben.locator(".conn-online").wait_for(timeout=30_000)
     assert await ben.input_value("#chat-text") == "anyone?"
