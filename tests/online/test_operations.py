@@ -325,7 +325,11 @@ async def test_serve_with_json_logs_writes_only_json_lines_and_debug_tells_more(
             await ana.next_view(lambda v: v["turn"] != view["turn"])
             await ana.close()
             await watcher.close()
-            await asyncio.sleep(0.5)  # the server hears of the closes
+            # the server hears of the closes: waited for in its log (a fixed pause was too
+            # short on a busy machine)
+            while b"a connection closed (spectator; 0 open)" not in err.read_bytes():
+                assert time.monotonic() < deadline + 60, err.read_text()
+                await asyncio.sleep(0.1)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGINT)  # as Ctrl+C: its lines to the end
