@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import re
 import signal
+from collections.abc import Callable
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, WebSocketRoute, expect
 
 from live_server import LiveServer
 
@@ -217,3 +218,89 @@ async def test_the_skip_link_moves_to_the_game_and_keeps_the_table(server: LiveS
     assert await ben.locator("#app > [data-kept='yes']").count() == 1
     assert await ben.input_value("#chat-text") == "half a line"
     assert await ben.locator(".conn-online").count() == 1
+
+
+class Link:
+    """The page's table connections, each through this test: what the page sends can be
+    lost on the way (a link that died without a word), and what the server sends held."""
+
+    def __init__(self) -> None:
+        self.routes: list[WebSocketRoute] = []
+        self.acts: list[str] = []    # the decisions that reached the server
+        self.losing = False
+        self.holding = False
+        self.held: list[Callable[[], None]] = []
+
+    async def route(self, ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        self.routes.append(ws)
+
+        def from_page(message: str | bytes) -> None:
+            if self.losing:
+                return
+            if '"act"' in str(message):
+                self.acts.append(str(message))
+            server.send(message)
+
+        def from_server(message: str | bytes) -> None:
+            if self.holding:
+                self.held.append(lambda: ws.send(message))
+            else:
+                ws.send(message)
+
+        ws.on_message(from_page)
+        server.on_message(from_server)
+
+    def release(self) -> None:
+        self.holding = False
+        for send in self.held:
+            send()
+        self.held.clear()
+
+
+async def seated_through(link: Link, server: LiveServer, pages: Pages) -> Page:
+    """Ana at a new table of three with two bots, her connections through ``link``, at
+    her first bid."""
+    table = server.post("/api/tables", {"players": 3, "bots": [None, "easy", "easy"]})["table"]
+    page = await pages.new(viewport=PHONE)
+    await page.route_web_socket(re.compile(r"/ws/"), link.route)
+    await take_seat(page, f"{server.base}/t/{table}", "Ana")
+    await page.locator(".bid-button").first.wait_for()
+    return page
+
+
+async def test_a_bid_lost_with_its_connection_can_be_made_again(server: LiveServer,
+                                                                pages: Pages) -> None:
+    """A bid sent into a connection that had died without a word never arrived, and on
+    the new connection the page ignored every tap of that decision as already made: the
+    player was stuck until they reloaded."""
+    link = Link()
+    page = await seated_through(link, server, pages)
+    link.losing = True
+    await page.locator(".bid-button[data-key='bid-0']").click()
+    await expect(page.locator(".bid-button.sent")).to_have_count(1)
+    link.losing = False
+    await link.routes[-1].close()       # the page learns that the connection is gone
+    await expect(page.locator(".conn-online")).to_have_count(1, timeout=15_000)
+    await expect(page.locator(".bid-button.sent")).to_have_count(0)  # drawn anew: not made
+    assert link.acts == []
+    await page.locator(".bid-button[data-key='bid-0']").click()
+    await page.locator(".bid-button").first.wait_for(state="detached")
+    assert len(link.acts) == 1
+
+
+async def test_a_bid_shows_at_once_while_its_answer_waits(server: LiveServer,
+                                                         pages: Pages) -> None:
+    """The view that answers a bid may wait (a finished trick's reading time): the bid
+    buttons looked untouched meanwhile, and a second tap, of another bid, did nothing."""
+    link = Link()
+    page = await seated_through(link, server, pages)
+    link.holding = True
+    await page.locator(".bid-button[data-key='bid-1']").click()
+    await expect(page.locator(".bid-button.sent")).to_have_attribute("data-key", "bid-1")
+    assert await page.locator(".bid-button.not-sent").count() >= 1
+    await page.locator(".bid-button[data-key='bid-0']").click()   # changed one's mind
+    await expect(page.locator(".bid-button.sent")).to_have_attribute("data-key", "bid-1")
+    assert len(link.acts) == 1
+    link.release()
+    await page.locator(".bid-button").first.wait_for(state="detached")

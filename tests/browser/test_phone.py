@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from playwright.async_api import Route
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from live_server import LiveServer
@@ -622,3 +623,34 @@ async def test_the_desktop_layout_does_not_jump_when_bidding_ends(server: LiveSe
         assert moved is not None
         assert abs(box["x"] - moved["x"]) < 1, sel
         assert abs(box["width"] - moved["width"]) < 1, sel
+
+
+@pytest.mark.parametrize("fast", [0, 45_000])
+async def test_a_slow_network_does_not_make_a_right_clock_wrong(
+        server: LiveServer, pages: Pages, fast: int) -> None:
+    """Answers that took 2 s each made a right clock look 1.5 to 2.5 s slow: the turn clock
+    gave more seconds than the turn has, and a time that ran out was not said. The time an
+    answer takes now widens what the page knows of the server's clock, never moves it; a
+    phone 45 s fast is still set right, to within half of what the slow answers leave open
+    (their 2 s, and the 2 s by which the server's Date header may lag)."""
+    table = server.post("/api/tables", {"players": 3, "bots": [None, "easy", "easy"],
+                                        "turn_seconds": 30})["table"]
+    page = await pages.new(viewport=PHONE, locale="en-GB", service_workers="block")
+    await page.add_init_script(f"{{ const real = Date.now; Date.now = () => real() + {fast}; }}")
+
+    async def slowly(route: Route) -> None:
+        response = await route.fetch()
+        await asyncio.sleep(2)
+        await route.fulfill(response=response)
+
+    await page.route("**/api/**", slowly)
+    await page.goto(f"{server.base}/t/{table}")
+    await page.fill("#join-name", "Ana")
+    await page.locator(".join button[type=submit]").click()
+    await page.locator(BID).first.wait_for(timeout=30_000)
+    # the page's own module (one instance per address): its idea of the server's clock
+    off = await page.evaluate(
+        "import('/static/api.js').then((m) => m.serverNow() - Date.now())")
+    assert abs(off + fast) <= (0 if not fast else 2500), off
+    text = await page.locator("#deadline").inner_text()
+    assert int(text.split("·")[-1].split("s left")[0]) <= (30 if not fast else 33), text

@@ -40,31 +40,44 @@ export function retryDelay(response, attempt) {
   return Math.min(8, Math.max(after, 0.5 * 2 ** attempt)) * (1 + Math.random() / 4) * 1000;
 }
 
-// The server's clock, from its answers' Date headers: each says the server's time was at
-// least that whole second when this page got it, so the largest (Date − this device's time)
-// is a lower bound of the offset, and the offset is within a second above it. A device
-// whose clock agrees with that (as a clock kept by the network's time does) is finer than
-// the header and is trusted; one that is further off (a phone set by hand, 45 s fast) is
-// corrected to within half a second, so that its turn clock counts the server's seconds.
+// The server's clock, from its answers' Date headers. An answer's Date is a whole second the
+// server's clock had passed when it wrote the answer (uvicorn renews the header once a
+// second: it is at most 2 s behind), after this page asked (at `sent`, this device's time)
+// and before the page got it (at `got`): the offset (server − device) is at least
+// Date − got, and less than Date + 2 s − sent. Each answer narrows that range. A device whose clock is
+// in it (as a clock kept by the network's time is) is finer than the header and is trusted;
+// one that is outside (a phone set by hand, 45 s fast) is corrected to the range's middle,
+// so that its turn clock counts the server's seconds. The time an answer takes widens its
+// range, never moves it: on a slow network (2 s an answer) a right clock was taken for a
+// slow one, and the page's turn clock gave 10 s of an 8 s turn.
+const DATE_LAG = 2000;
 let lowerOffset = null;
+let upperOffset = null;
 
-function noteServerClock(response) {
+function noteServerClock(response, sent, got) {
   const date = Date.parse(response.headers.get("date") || "");
   if (!Number.isFinite(date)) return;
-  const lower = date - Date.now();
-  lowerOffset = lowerOffset === null ? lower : Math.max(lowerOffset, lower);
+  const lower = date - got;
+  const upper = date + DATE_LAG - sent;
+  if (lowerOffset === null || Math.max(lowerOffset, lower) > Math.min(upperOffset, upper)) {
+    // the first answer, or one that does not fit the others (this device's clock was set
+    // meanwhile): from this one alone
+    [lowerOffset, upperOffset] = [lower, upper];
+  } else {
+    [lowerOffset, upperOffset] = [Math.max(lowerOffset, lower), Math.min(upperOffset, upper)];
+  }
 }
 
 /** The server's time now, as far as this page can tell (milliseconds since 1970). */
 export function serverNow() {
-  if (lowerOffset === null) return Date.now();
-  const offset = lowerOffset + 500;
-  return Date.now() + (Math.abs(offset) <= 1000 ? 0 : offset);
+  if (lowerOffset === null || (lowerOffset <= 0 && upperOffset >= 0)) return Date.now();
+  return Date.now() + (lowerOffset + upperOffset) / 2;
 }
 
 export async function api(method, path, body) {
   let response;
   for (let attempt = 0; ; attempt++) {
+    const sent = Date.now();
     try {
       response = await fetch(path, {
         method, headers: body ? { "content-type": "application/json" } : {},
@@ -73,7 +86,7 @@ export async function api(method, path, body) {
     } catch (err) {
       throw new ApiError("offline", "no answer");
     }
-    noteServerClock(response);
+    noteServerClock(response, sent, Date.now());
     const wait = attempt < RETRIES ? retryDelay(response, attempt) : null;
     if (wait === null) break;
     await new Promise((resolve) => setTimeout(resolve, wait));

@@ -89,6 +89,7 @@ class TablePage {
     this.held = null;               // the newest view, waiting for that moment
     this.heldTimeouts = [];         // what the turn clock did in the views passed over meanwhile
     this.sentTurn = null;           // the decision this page answered already (a double tap)
+    this.sentOn = null;             // on which connection: one that died may have lost it
     this.notice = null;             // what the turn clock did: {text, until}
     this.fairness = null;
     this.advice = null;
@@ -164,12 +165,27 @@ class TablePage {
   }
 
   /** One answer per decision: a second tap on a die or a bid before the view moves on is
-   * ignored here rather than refused by the server. */
+   * ignored here rather than refused by the server. Sent on a connection that has died
+   * since, it may never have arrived: on the new one the decision can be made again (the
+   * server answers `stale` if it did arrive). The choice shows at once: the view that
+   * answers it may wait for a finished trick's reading time, and meanwhile the buttons
+   * looked as if the tap had done nothing (a second tap, of another bid, was ignored). */
   act(action) {
     const v = this.view;
-    if (!v.turn || this.sentTurn === v.turn) return;
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.sentTurn = v.turn;
-    this.send({ type: "act", turn: v.turn, action });
+    if (!v.turn || (this.sentTurn === v.turn && this.sentOn === this.ws)) return;
+    if (!this.send({ type: "act", turn: v.turn, action })) return;
+    [this.sentTurn, this.sentOn] = [v.turn, this.ws];
+    this.markSent(action.startsWith("bid ") ? `bid-${action.slice(4)}` : `die-${action.slice(5)}`);
+  }
+
+  /** The decision's button ``key`` as sent (the others set back), or none (refused). */
+  markSent(key) {
+    for (const button of this.sections.main.querySelectorAll(".bid-button, .die-button")) {
+      const sent = button.dataset.key === key;
+      button.classList.toggle("sent", sent);
+      button.classList.toggle("not-sent", Boolean(key) && !sent);
+      if (sent) button.setAttribute("aria-pressed", "true"); else button.removeAttribute("aria-pressed");
+    }
   }
 
   setStatus(status) {
@@ -212,6 +228,7 @@ class TablePage {
       }
       if (message.code === "stale") return;  // that decision was answered already
       this.sentTurn = null;                    // refused or not saved: it may be tried again
+      this.markSent(null);
       this.ui.toast(errorText(message.code));
     }
   }
@@ -319,7 +336,10 @@ class TablePage {
     if (this.showTricks) parts.push(this.roundTricks());
     if (this.showPad || v.status === "finished") parts.push(this.scorePad());
     replace(main, ...parts);
-    if (key) (main.querySelector(`[data-key="${key}"]`) || document.getElementById("prompt")).focus({ preventScroll: true });
+    // (a control drawn disabled now, as a die rolled while others roll, cannot hold it)
+    const same = key ? main.querySelector(`[data-key="${key}"]`) : null;
+    const to = same && !same.disabled ? same : key ? document.getElementById("prompt") : null;
+    if (to) to.focus({ preventScroll: true });
     this.fit();
   }
 
