@@ -654,3 +654,31 @@ async def test_a_slow_network_does_not_make_a_right_clock_wrong(
     assert abs(off + fast) <= (0 if not fast else 2500), off
     text = await page.locator("#deadline").inner_text()
     assert int(text.split("·")[-1].split("s left")[0]) <= (30 if not fast else 33), text
+
+
+async def test_a_die_rolled_by_keyboard_leaves_the_focus_on_the_table(
+        server: LiveServer, pages: Pages) -> None:
+    """Space on a die of which more stay in the hand ("purple ×2"): the page is drawn
+    anew with that die's button disabled while the others roll, and the focus it was to
+    keep fell to <body>, so that a keyboard player had to Tab from the top of the page.
+    It goes to the prompt now, as when the button is gone. (Played until a hand holds two
+    dice of a kind at a roll.)"""
+    page = await pages.new(viewport=PHONE, locale="en-GB")
+    await sit(page, server, 3, "Ana")
+    rng = random.Random(11)
+    async with asyncio.timeout(GAME_TIMEOUT):
+        while await wait_for_decision(page) != "final":
+            pair = page.locator(DIE, has=page.locator(".label", has_text="×"))
+            if await page.locator(BID).count() or not await pair.count():
+                await step(page, rng)
+                continue
+            key = await pair.first.get_attribute("data-key")
+            await pair.first.focus()
+            await page.keyboard.press("Space")
+            # the view after the roll: that die's button drawn again, disabled
+            await page.locator(f'.die-button[data-key="{key}"][disabled]').wait_for()
+            focused = await page.evaluate(
+                "document.activeElement.id || document.activeElement.tagName")
+            assert focused == "prompt", focused
+            return
+    pytest.fail("no hand held two dice of a kind at a roll")
