@@ -3,6 +3,8 @@ join page shows the table's settings; the closed chat counts the lines that came
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import re
 import signal
@@ -11,7 +13,7 @@ from collections.abc import Callable
 import pytest
 from playwright.async_api import Page, WebSocketRoute, expect
 
-from live_server import LiveServer
+from live_server import GAME_TIMEOUT, LiveServer
 
 from .conftest import Pages
 
@@ -304,3 +306,35 @@ async def test_a_bid_shows_at_once_while_its_answer_waits(server: LiveServer,
     assert len(link.acts) == 1
     link.release()
     await page.locator(".bid-button").first.wait_for(state="detached")
+
+
+async def test_a_rematch_asked_for_is_shown_to_everyone_at_the_table(server: LiveServer,
+                                                                     pages: Pages) -> None:
+    """Ana asks for a rematch: Ben's and a spectator's final screens said nothing of it
+    (Ben found it only by asking himself, and a spectator not at all). Now both are told,
+    Ben with the way to his held seat, the spectator with the way to watch it."""
+    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
+    ana = server.post(f"/api/tables/{table}/seats", {"name": "Ana"})
+    ben = server.post(f"/api/tables/{table}/seats", {"name": "Ben"})
+    for seat in (ana, ben):  # both hand their seats to bots, which play to the end
+        server.post(f"/api/tables/{table}/away", {"token": seat["token"]})
+    async with asyncio.timeout(GAME_TIMEOUT):
+        while server.get(f"/api/tables/{table}")["status"] != "finished":
+            await asyncio.sleep(0.2)
+    bens = await pages.new(viewport=PHONE)
+    await bens.add_init_script(f"localStorage.setItem('minodice.seat.{table}', "
+                               f"JSON.stringify({json.dumps(ben)}))")
+    watcher = await pages.new(viewport=PHONE)
+    for page in (bens, watcher):
+        await page.goto(f"{server.base}/t/{table}")
+        await page.locator(".final").wait_for()
+    assert await bens.get_by_role("button", name="Rematch", exact=True).count() == 1
+    assert await watcher.locator(".final .rematch").count() == 0
+    rematch = server.post(f"/api/tables/{table}/rematch", {"token": ana["token"]})["table"]
+    for page in (bens, watcher):
+        await expect(page.locator(".final .rematch")).to_have_text(
+            "A rematch is waiting at a new table.")
+    await expect(watcher.locator("#watch-rematch")).to_have_attribute("href", f"/t/{rematch}")
+    await bens.get_by_role("button", name="Join the rematch").click()
+    await bens.wait_for_url(f"**/t/{rematch}")
+    await bens.locator(".players .me, .seats .tag.you").first.wait_for()

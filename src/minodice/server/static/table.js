@@ -726,8 +726,11 @@ class TablePage {
           h("td", {}, String(1 + v.totals.filter((t) => t > v.totals[i]).length)),
           h("th", { scope: "row" }, h("span", { class: "name", title: names[i] }, names[i])), h("td", {}, String(v.totals[i])))))),
       this.fairnessLine(),
+      // someone asked for a rematch: everyone here is told (it was seen only by who asked)
+      v.rematch ? h("p", { class: "rematch", role: "status" }, _("A rematch is waiting at a new table.")) : null,
       h("div", { class: "row" },
-        seat ? h("button", { class: "primary", "data-key": "rematch", onclick: () => this.rematch() }, _("Rematch")) : null,
+        seat ? h("button", { class: "primary", "data-key": "rematch", onclick: () => this.rematch() }, v.rematch ? _("Join the rematch") : _("Rematch"))
+          : v.rematch ? h("a", { class: "button primary", href: `/t/${v.rematch}`, id: "watch-rematch" }, _("Watch the rematch")) : null,
         h("a", { class: "button", href: `/replay/${this.id}`, id: "replay-link" }, _("Replay")),
         h("a", { class: "button", href: `/api/tables/${this.id}/record`, download: `minodice-${this.id}.json` }, _("Download the record")),
         h("a", { class: "button", href: "/" }, _("Back to the lobby"))));
