@@ -338,3 +338,13 @@ async def test_a_rematch_asked_for_is_shown_to_everyone_at_the_table(server: Liv
     await bens.get_by_role("button", name="Join the rematch").click()
     await bens.wait_for_url(f"**/t/{rematch}")
     await bens.locator(".players .me, .seats .tag.you").first.wait_for()
+
+
+async def test_a_name_taken_at_the_table_is_said_to_have_changed(server: LiveServer,
+                                                                 pages: Pages) -> None:
+    """Joining as "Ana" where an Ana sits seats "Ana 2": the page said nothing of it."""
+    table = server.post("/api/tables", {"players": 3, "bots": [None, None, "easy"]})["table"]
+    server.post(f"/api/tables/{table}/seats", {"name": "Ana"})
+    page = await pages.new(viewport=PHONE)
+    await take_seat(page, f"{server.base}/t/{table}", "Ana")
+    await page.get_by_text("Ana is taken at this table: you play as Ana 2.").wait_for()

@@ -363,7 +363,10 @@ class TablePage {
       const problem = nameProblem(input.value.trim());
       if (problem) { this.ui.toast(problem); return; }
       try {
-        await takeSeat(this.id, input.value.trim(), {}, (this.view || this.info).commit);
+        const asked = input.value.trim();
+        const seat = await takeSeat(this.id, asked, {}, (this.view || this.info).commit);
+        // a name taken at the table gets a number: said, not found out from the seats
+        if (seat.name && seat.name !== asked) this.ui.toast(_("{name} is taken at this table: you play as {seated}.", { name: asked, seated: seat.name }));
         addLeaveButton(this.id, this.ui);
         if (this.ws) this.ws.close();
         this.ws = null;
