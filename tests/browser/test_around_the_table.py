@@ -67,6 +67,9 @@ async def test_the_join_page_shows_the_tables_settings(server: LiveServer,
     for shown in ("Skull King", "Simplified: no minus points", "hard bot", "easy bot",
                   "60 s per decision", "not allowed"):
         assert shown in text
+    # each bot by the name the seats show it by, and its level
+    for player in server.get(f"/api/tables/{table}")["players"][2:]:
+        assert f"{player['name']} ({player['bot']} bot)" in text, (player, text)
 
 
 async def test_house_rules_are_chosen_and_shown_before_joining(server: LiveServer,
