@@ -351,3 +351,22 @@ async def test_a_name_taken_at_the_table_is_said_to_have_changed(server: LiveSer
     page = await pages.new(viewport=PHONE)
     await take_seat(page, f"{server.base}/t/{table}", "Ana")
     await page.get_by_text("Ana is taken at this table: you play as Ana 2.").wait_for()
+
+
+async def test_the_keyboard_goes_on_from_the_page_moved_to(server: LiveServer,
+                                                          pages: Pages) -> None:
+    """A table made with Enter, or another language chosen from the keyboard, left the
+    focus on <body>: the keyboard started again from the top of the page."""
+    page = await pages.new(viewport=PHONE)
+    await page.goto(server.base)
+    await page.fill("#quick-name", "Ana")
+    await page.press("#quick-name", "Enter")
+    await page.wait_for_url(re.compile(r"/t/[A-Za-z0-9]+$"))
+    await page.locator(".bid-button").first.wait_for()
+    await expect(page.locator("#prompt")).to_be_focused()  # "Your bid: …"
+    await page.click("#nav .menu")
+    await page.select_option("#lang", "de")
+    await expect(page.locator("#lang")).to_be_focused()
+    await expect(page.locator("#nav a[href='/pad']")).to_have_text("Wertungsblock")
+    await page.get_by_role("link", name="Info", exact=True).click()
+    await expect(page.locator("h1")).to_be_focused()

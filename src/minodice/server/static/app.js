@@ -51,12 +51,13 @@ const ui = {
 async function route(again = false) {
   const here = ++routes;
   ui.again = again;
+  ui.arrived = here > 1 && !again;  // moved here within the app (the focus is the page's)
   const current = () => here === routes;
   unkept = () => null;
   shownPath = location.pathname + location.search;
   leaveCurrent();
   leaveCurrent = () => {};
-  renderNav();
+  renderNav(again);
   const into = h("main", { id: "app", tabindex: "-1" });
   root.replaceWith(into);
   root = into;
@@ -91,11 +92,19 @@ async function route(again = false) {
   if (!current()) { leave(); return; }
   leaveCurrent = leave;
   shownPath = location.pathname + location.search;  // as the page settled it (/pad?game=gone)
+  // A page moved to takes the focus to its heading (read out, and the keyboard goes on
+  // from there rather than from <body>; a table's goes to its prompt, table.js); drawn
+  // again in another language, the focus goes back to the language menu (drawn anew too).
+  // Not on the first page: that is the browser's own.
   const focus = into.querySelector("h1");
-  if (focus) { focus.setAttribute("tabindex", "-1"); }
+  if (focus) focus.setAttribute("tabindex", "-1");
+  if (again) document.getElementById("lang").focus();
+  else if (focus && ui.arrived && !table) focus.focus({ preventScroll: true });
 }
 
-function renderNav() {
+// ``again``: another language chosen: the menu stays as it was (open, on a phone, where
+// the language menu is), so that the focus can go back to it.
+function renderNav(again = false) {
   const nav = document.getElementById("nav");
   nav.setAttribute("aria-label", _("Main"));
   document.querySelector(".skip").textContent = _("Skip to the game");
@@ -116,7 +125,9 @@ function renderNav() {
       const open = nav.classList.toggle("open");
       menu.setAttribute("aria-expanded", String(open));
     } }, "☰");
-  nav.classList.remove("open");
+  const open = again && nav.classList.contains("open");
+  nav.classList.toggle("open", open);
+  menu.setAttribute("aria-expanded", String(open));
   replace(nav, h("a", { href: "/", class: "brand", onclick: link }, "Mino Dice"), menu, links, select);
 }
 

@@ -72,6 +72,7 @@ class TablePage {
     this.root = root;
     this.info = info;
     this.ui = ui;
+    this.takeFocus = Boolean(ui.arrived);  // the first view playing puts the focus in the game
     this.id = info.table;
     this.view = null;
     this.seq = -1;
@@ -326,7 +327,11 @@ class TablePage {
     // The page is drawn anew from each view; the focus stays on the same control (or,
     // if that control is gone, goes to the prompt), never to <body>.
     const active = document.activeElement;
-    const key = active && main.contains(active) ? active.dataset.key || "prompt" : null;
+    let key = active && main.contains(active) ? active.dataset.key || "prompt" : null;
+    // moved here within the app (a table made, a link followed): the keyboard starts at the
+    // prompt, unless it has gone somewhere meanwhile
+    if (this.takeFocus && (!active || active === document.body)) key = "prompt";
+    this.takeFocus = false;
     const parts = [];
     if (v.status === "finished") parts.push(this.finalPanel());
     parts.push(this.playArea(before));
