@@ -307,6 +307,9 @@ async def test_a_bid_shows_at_once_while_its_answer_waits(server: LiveServer,
     await page.locator(".bid-button[data-key='bid-0']").click()   # changed one's mind
     await expect(page.locator(".bid-button.sent")).to_have_attribute("data-key", "bid-1")
     assert len(link.acts) == 1
+    await page.click("[data-key=showFaces]")  # drawn again meanwhile: still marked
+    await page.locator(".hand .faces").first.wait_for()
+    await expect(page.locator(".bid-button.sent")).to_have_attribute("data-key", "bid-1")
     link.release()
     await page.locator(".bid-button").first.wait_for(state="detached")
 

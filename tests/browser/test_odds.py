@@ -324,6 +324,14 @@ async def test_the_dice_are_kept_and_an_answer_is_only_for_what_is_asked(
     await page.select_option("#lang", "de")
     await expect(page.locator("#odds-go")).to_have_text("Chancen anzeigen")
     assert await page.locator('.odds-dice output[aria-label="Greif"]').inner_text() == "1"
+    # fewer dice than the bid announced: the bid goes (it stayed, unseen, and the server
+    # refused the question), also after a reload
+    for _ in range(2):
+        await page.get_by_role("button", name="rot: eins weniger", exact=True).click()
+    await page.reload()
+    async with page.expect_response("**/api/advise") as asked:
+        await page.locator("#odds-go").click()
+    assert (await asked.value).status == 200
 
     await page.select_option("#lang", "en")
     await page.get_by_role("tab", name="During a trick").click()
@@ -340,3 +348,20 @@ async def test_the_dice_are_kept_and_an_answer_is_only_for_what_is_asked(
         await page.get_by_role("button", name="Show the odds").click()
     assert (await asked.value).status == 200
     await page.locator("#odds-answer").wait_for()
+
+
+@pytest.mark.parametrize("kept", ["null", '{"players": 1e10, "mode": 7}', '{"edition": "gone"}',
+                                  '{"players": "__proto__", "position": -1, "hand": [1]}'])
+async def test_what_this_device_kept_cannot_break_the_page(server: LiveServer, pages: Pages,
+                                                           kept: str) -> None:
+    """The odds page reads its settings back from this device's storage, where anything may
+    be (an older page's, a hand's): a null or a player count of 10^10 left it blank, an
+    edition the server no longer has in a "Try again" for ever."""
+    page = await pages.new(viewport={"width": 360, "height": 640})
+    await page.add_init_script(f"localStorage.setItem('minodice.odds', {json.dumps(kept)})")
+    await page.goto(server.base + "/odds")
+    await expect(page.locator("#odds-go")).to_have_text("Show the odds")
+    await tap_hand(page, ["red"])
+    async with page.expect_response("**/api/advise") as asked:
+        await page.locator("#odds-go").click()
+    assert (await asked.value).status == 200

@@ -438,3 +438,47 @@ async def test_the_replay_of_no_table_leads_back_to_the_lobby(server: LiveServer
     await page.get_by_role("link", name="Back to the lobby").click()
     await page.locator(".quick").wait_for()
     assert await page.get_by_role("link", name="Back to the table").count() == 0
+
+
+async def test_a_file_still_opening_when_the_page_is_left_takes_no_keys(
+        server: LiveServer, pages: Pages, tmp_path: Path) -> None:
+    """A file's replay still opening (its dice set on the way) when the page was left was
+    made all the same, unseen: it took the arrow, Home and End keys from every page after,
+    until a reload."""
+    table = server.finished_bot_game(3)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(server.get(f"/api/tables/{table}/record")))
+    page = await pages.new(viewport={"width": 1280, "height": 900})  # the links in sight
+
+    async def slowly(route: Any) -> None:
+        await asyncio.sleep(2)
+        await route.continue_()
+
+    await page.route("**/api/dice/**", slowly)
+    await page.goto(f"{server.base}/replay")
+    async with page.expect_response("**/api/dice/**"):  # left before the dice set came
+        await page.set_input_files("#replay-file", str(path))
+        await page.get_by_role("link", name="About", exact=True).click()
+        await page.locator(".about").wait_for()
+    await page.wait_for_timeout(500)  # (what the replay made of it, if anything)
+    prevented = await page.evaluate("""() => ['End', 'Home', 'ArrowRight'].map((key) => {
+        const e = new KeyboardEvent('keydown', { key, cancelable: true, bubbles: true });
+        document.body.dispatchEvent(e);
+        return e.defaultPrevented; })""")
+    assert prevented == [False, False, False]
+    assert page.url.endswith("/about")
+
+
+async def test_another_language_keeps_the_place_on_the_page(server: LiveServer,
+                                                            pages: Pages) -> None:
+    """The page was emptied at once and drawn again: a reader far down it was taken back
+    to its top."""
+    page = await pages.new(viewport={"width": 800, "height": 600})
+    await page.goto(f"{server.base}/about")
+    await page.locator(".about .dice, .about h2").first.wait_for()
+    await page.evaluate("window.scrollTo(0, 1000)")
+    down = await page.evaluate("window.scrollY")
+    assert down > 500
+    await page.select_option("#lang", "de")
+    await expect(page.locator("h1")).to_have_text("Über Mino Dice")
+    assert abs(await page.evaluate("window.scrollY") - down) < 50

@@ -44,19 +44,22 @@ export function retryDelay(response, attempt) {
 // server's clock had passed when it wrote the answer (uvicorn renews the header once a
 // second: it is at most 2 s behind), after this page asked (at `sent`, this device's time)
 // and before the page got it (at `got`): the offset (server − device) is at least
-// Date − got, and less than Date + 2 s − sent. Each answer narrows that range. A device whose clock is
-// in it (as a clock kept by the network's time is) is finer than the header and is trusted;
-// one that is outside (a phone set by hand, 45 s fast) is corrected to the range's middle,
-// so that its turn clock counts the server's seconds. The time an answer takes widens its
-// range, never moves it: on a slow network (2 s an answer) a right clock was taken for a
-// slow one, and the page's turn clock gave 10 s of an 8 s turn.
+// Date − got, and less than Date + 2 s − sent. Each answer narrows that range. A device
+// whose clock is in it (as a clock kept by the network's time is; or within a second above
+// it, as the header's renewal may come late on a busy server) is finer than the header and
+// is trusted; one that is outside (a phone set by hand, 45 s fast) is corrected to the
+// range's middle, so that its turn clock counts the server's seconds. The time an answer
+// takes widens its range, never moves it: on a slow network (2 s an answer) a right clock
+// was taken for a slow one, and the page's turn clock gave 10 s of an 8 s turn.
 const DATE_LAG = 2000;
+const LATE_DATE = 1000;
 let lowerOffset = null;
 let upperOffset = null;
 
 function noteServerClock(response, sent, got) {
   const date = Date.parse(response.headers.get("date") || "");
-  if (!Number.isFinite(date)) return;
+  // (a copy the service worker kept, offline: its Date is the day it was kept)
+  if (!Number.isFinite(date) || response.headers.get("x-minodice-kept")) return;
   const lower = date - got;
   const upper = date + DATE_LAG - sent;
   if (lowerOffset === null || Math.max(lowerOffset, lower) > Math.min(upperOffset, upper)) {
@@ -70,7 +73,7 @@ function noteServerClock(response, sent, got) {
 
 /** The server's time now, as far as this page can tell (milliseconds since 1970). */
 export function serverNow() {
-  if (lowerOffset === null || (lowerOffset <= 0 && upperOffset >= 0)) return Date.now();
+  if (lowerOffset === null || (lowerOffset <= 0 && upperOffset >= -LATE_DATE)) return Date.now();
   return Date.now() + (lowerOffset + upperOffset) / 2;
 }
 

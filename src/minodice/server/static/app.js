@@ -58,9 +58,17 @@ async function route(again = false) {
   leaveCurrent();
   leaveCurrent = () => {};
   renderNav(again);
+  // The page left stays in sight until the new one draws something, or is built: a page
+  // coming slowly shows the old one (or "Loading…"), not an empty one, and another language
+  // keeps the reader's place on the page.
   const into = h("main", { id: "app", tabindex: "-1" });
-  root.replaceWith(into);
-  root = into;
+  const scrolled = window.scrollY;
+  const swap = () => {
+    drawn.disconnect();
+    if (current() && root !== into) { root.replaceWith(into); root = into; }
+  };
+  const drawn = new MutationObserver(swap);
+  drawn.observe(into, { childList: true });
   const path = location.pathname;
   const table = path.match(/^\/t\/([A-Za-z0-9]+)\/?$/);
   let replay;
@@ -89,7 +97,9 @@ async function route(again = false) {
     showNotFound(into);
   }
   // left while it was being built: what it opened (a table's connection) is closed at once
-  if (!current()) { leave(); return; }
+  if (!current()) { drawn.disconnect(); leave(); return; }
+  swap();
+  if (again) window.scrollTo(0, scrolled);
   leaveCurrent = leave;
   shownPath = location.pathname + location.search;  // as the page settled it (/pad?game=gone)
   // A page moved to takes the focus to its heading (read out, and the keyboard goes on
@@ -98,7 +108,7 @@ async function route(again = false) {
   // Not on the first page: that is the browser's own.
   const focus = into.querySelector("h1");
   if (focus) focus.setAttribute("tabindex", "-1");
-  if (again) document.getElementById("lang").focus();
+  if (again) document.getElementById("lang").focus({ preventScroll: true });
   else if (focus && ui.arrived && !table) focus.focus({ preventScroll: true });
 }
 

@@ -26,18 +26,23 @@ function keepDice(state, saved, dice) {
   for (const [p, bid] of Object.entries(saved.announced && typeof saved.announced === "object" ? saved.announced : {})) {
     const seat = Number(p);
     if (Number.isInteger(seat) && seat >= 0 && seat < state.players && seat !== state.position
-      && Number.isInteger(bid) && bid >= 0 && bid <= 8) state.announced[seat] = bid;
+      && Number.isInteger(bid) && bid >= 0 && bid <= Math.max(held, 1)) state.announced[seat] = bid;
   }
 }
 
 export async function showOdds(root, ui) {
-  const saved = store.get("odds", {});
+  // kept on this device, so read with care: anything not as this page writes it is left out
+  const stored = store.get("odds", {});
+  const saved = stored && typeof stored === "object" ? stored : {};
+  const players = Number.isInteger(saved.players) && Object.hasOwn(ROUNDS, saved.players) ? saved.players : 4;
   const state = {
-    mode: saved.mode || "bid", edition: saved.edition || "mino", players: saved.players || 4,
+    mode: saved.mode === "trick" ? "trick" : "bid",
+    edition: EDITIONS.some((e) => e.name === saved.edition) ? saved.edition : "mino", players,
     variant: saved.variant === "simplified" ? "simplified" : "standard",
     // R9's open point, as the table at home plays it (RULES.md's default unless told)
     specialLead: saved.specialLead === "no-colour" ? "no-colour" : "first-number",
-    position: saved.position || 0, hand: {}, rolled: [], announced: {}, answer: null, busy: false,
+    position: Number.isInteger(saved.position) && saved.position >= 0 && saved.position < players ? saved.position : 0,
+    hand: {}, rolled: [], announced: {}, answer: null, busy: false,
   };
   let dice;
   try {
@@ -96,6 +101,8 @@ export async function showOdds(root, ui) {
         if (d > 0 && size() >= 8) return;
         state.hand[k.name] = next;
         state.answer = null;
+        // a bid announced is at most the round's (as many as your dice): the menu offers no more
+        for (const [p, bid] of Object.entries(state.announced)) if (bid > Math.max(size(), 1)) delete state.announced[p];
         remember();
         draw();
       };

@@ -135,7 +135,7 @@ export async function showReplay(root, tableId, ui) {
     try {
       const record = JSON.parse(await file.text());
       const kept = { record, uploadId: null };
-      await open(record, null, false, kept);
+      if (!await open(record, null, false, kept)) return;
       openedFile = kept;
       // the arrow keys step at once (the file box, focused, would keep them)
       view.next.focus();
@@ -145,18 +145,22 @@ export async function showReplay(root, tableId, ui) {
     tableId ? null : h("div", { class: "field" }, h("label", { for: "replay-file" }, _("Open a game record (JSON)")), picker));
   replace(root, header, body);
   let view = null;
+  let left = false;  // the page was left: a record still coming makes no view (its keys)
 
   function problem(err) {
     const text = err instanceof BadRecord || err instanceof ApiError ? err.message : _("This is not a Mino Dice game record.");
     replace(body, h("p", { class: "error", role: "alert" }, _("This record cannot be replayed: {problem}", { problem: text })));
   }
 
-  // ``atHash``: start at the place the address names (a link; the page drawn again)
+  // ``atHash``: start at the place the address names (a link; the page drawn again).
+  // Whether a view was made (not if the page was left meanwhile).
   async function open(record, id, atHash, kept = null) {
     const dice = await diceSet(record && record.dice_set ? record.dice_set : "mino");
     const game = replayRecord(record, dice);
+    if (left) return false;
     if (view) view.stop();
     view = new ReplayView(body, game, id, ui, record, atHash, kept);
+    return true;
   }
 
   if (tableId) {
@@ -175,7 +179,7 @@ export async function showReplay(root, tableId, ui) {
   } else {
     replace(body, h("p", { class: "hint" }, _("Pick a record file, or open a finished table's replay from the lobby.")));
   }
-  return () => { if (view) view.stop(); };
+  return () => { left = true; if (view) view.stop(); };
 }
 
 class ReplayView {
@@ -234,6 +238,7 @@ class ReplayView {
   }
 
   stop() {
+    this.stopped = true;
     document.removeEventListener("keydown", this.keys);
     window.removeEventListener("hashchange", this.hash);
     if (this.timer) clearTimeout(this.timer);
@@ -252,7 +257,8 @@ class ReplayView {
     const names = game.players;
     // the address names the place (a link to it, Back to it, the page drawn again); a view
     // left while its record came late does not touch the address of the page moved to
-    if (this.body.isConnected) history.replaceState(history.state, "", `/replay${this.tableId ? `/${this.tableId}` : ""}#${placeHash(game, at)}`);
+    // (only the #place: a path the router keeps as the page's, with its ?query, stays as it is)
+    if (!this.stopped) history.replaceState(history.state, "", `${location.pathname}${location.search}#${placeHash(game, at)}`);
     this.prev.disabled = this.at === 0;
     this.next.disabled = this.at === this.places.length - 1;
     this.roundSelect.value = String(at.r);
@@ -308,7 +314,7 @@ class ReplayView {
     } catch (err) {
       if (method === "POST" || err.code !== "not_found") this.ui.toast(err.message);
     }
-    if (!this.extra.isConnected) return;
+    if (this.stopped || !this.extra.isConnected) return;
     this.offerAnalysis(job);
   }
 

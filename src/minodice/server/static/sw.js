@@ -37,8 +37,16 @@ self.addEventListener("fetch", (event) => {
       // Every page is the same document: any page's copy serves an offline navigation.
       const kept = await cache.match(request, { ignoreSearch: request.mode === "navigate" })
         || (request.mode === "navigate" ? await cache.match("/pad") : undefined);
-      if (kept) return kept;
+      if (kept) return keptCopy(kept);
       throw err;
     }
   })());
 });
+
+// A kept copy says so (its Date header is the day it was kept: the page must not read the
+// server's clock from it).
+function keptCopy(response) {
+  const headers = new Headers(response.headers);
+  headers.set("x-minodice-kept", "1");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

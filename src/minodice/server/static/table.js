@@ -176,7 +176,8 @@ class TablePage {
     if (!v.turn || (this.sentTurn === v.turn && this.sentOn === this.ws)) return;
     if (!this.send({ type: "act", turn: v.turn, action })) return;
     [this.sentTurn, this.sentOn] = [v.turn, this.ws];
-    this.markSent(action.startsWith("bid ") ? `bid-${action.slice(4)}` : `die-${action.slice(5)}`);
+    this.sentKey = action.startsWith("bid ") ? `bid-${action.slice(4)}` : `die-${action.slice(5)}`;
+    this.markSent(this.sentKey);
   }
 
   /** The decision's button ``key`` as sent (the others set back), or none (refused). */
@@ -343,8 +344,10 @@ class TablePage {
     replace(main, ...parts);
     // (a control drawn disabled now, as a die rolled while others roll, cannot hold it)
     const same = key ? main.querySelector(`[data-key="${key}"]`) : null;
-    const to = same && !same.disabled ? same : key ? document.getElementById("prompt") : null;
+    const to = same && !same.disabled ? same : key ? main.querySelector("#prompt") : null;
     if (to) to.focus({ preventScroll: true });
+    // drawn again before its answer came (a tool opened, the dice checked): still marked
+    if (v.turn && this.sentTurn === v.turn && this.sentOn === this.ws) this.markSent(this.sentKey);
     this.fit();
   }
 
@@ -495,14 +498,14 @@ class TablePage {
   secondsLeft() { return Math.max(0, Math.ceil((this.view.deadline - serverNow()) / 1000)); }
 
   tick() {
-    const el = document.getElementById("deadline");
+    const el = this.root.querySelector("#deadline");
     if (el) {
       el.textContent = this.deadlineText();
       el.classList.toggle("urgent", Boolean(this.view && this.view.deadline) && this.secondsLeft() <= URGENT);
     }
     if (this.notice && Date.now() > this.notice.until) {
       this.notice = null;
-      const line = document.getElementById("notice");
+      const line = this.root.querySelector("#notice");
       if (line) line.remove();
     }
   }
