@@ -320,6 +320,11 @@ async def test_a_record_file_is_analysed_too(tmp_path: Path, pages: Pages) -> No
         await page.locator(".replay-trick[data-round='2']").wait_for()
         assert await page.locator(".analysis li[data-seat]").count() == 3
         assert len(await page.locator(".analysis-notes li").all_inner_texts()) == 3
+        # in another language, the file's analysis is shown again (asked for by its id)
+        await page.select_option("#lang", "de")
+        await expect(page.locator(".analysis li[data-seat]")).to_have_count(3)
+        await page.select_option("#lang", "en")
+        await expect(page.locator(".analysis li[data-seat]")).to_have_count(3)
         assert httpx.post(f"{server.base}/api/tables/{table}/analysis",
                           timeout=10).status_code in (200, 202)
         for _ in range(600):

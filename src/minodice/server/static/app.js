@@ -43,7 +43,8 @@ const ui = {
   },
   /** ``check`` says what leaving the page shown now would lose (null: nothing). */
   askBeforeLeaving(check) { unkept = check; },
-  again: false,
+  again: false,    // set by route(): the page drawn again in another language
+  arrived: false,  // set by route(): moved to within the app (not the first page)
 };
 
 // ``again``: the same page drawn again, in another language: a page may keep what was typed
@@ -51,7 +52,7 @@ const ui = {
 async function route(again = false) {
   const here = ++routes;
   ui.again = again;
-  ui.arrived = here > 1 && !again;  // moved here within the app (the focus is the page's)
+  ui.arrived = here > 1 && !again;
   const current = () => here === routes;
   unkept = () => null;
   shownPath = location.pathname + location.search;

@@ -185,14 +185,14 @@ export async function showReplay(root, tableId, ui) {
 class ReplayView {
   // `record`: as read (a finished table's, or a file's); a file's is sent to the server
   // when its analysis is asked for (POST /api/analyses), and followed by the id it gets.
-  // `kept`: a file's {record, uploadId} kept by the page, whose analysis is shown again.
+  // `kept`: a file's {record, uploadId} (null for a table's), kept by the page too: the
+  // analysis's id, once asked for, is the file's, shown again when the page is drawn again.
   constructor(body, game, tableId, ui, record, atHash, kept) {
     this.body = body;
     this.game = game;
     this.tableId = tableId;
     this.record = record;
-    this.fileKept = kept;
-    this.uploadId = kept ? kept.uploadId : null;
+    this.file = kept;
     this.ui = ui;
     this.places = positions(game);
     this.analysis = null;
@@ -233,7 +233,7 @@ class ReplayView {
     this.content.addEventListener("pointerdown", this.down);
     this.content.addEventListener("pointerup", this.up);
     this.render();
-    if (tableId || this.uploadId) this.askAnalysis("GET");
+    if (tableId || kept.uploadId) this.askAnalysis("GET");
     else this.offerAnalysis(null);
   }
 
@@ -319,12 +319,11 @@ class ReplayView {
   }
 
   async askUploaded(method) {
-    if (method === "GET" && this.uploadId) {
-      try { return await api("GET", `/api/analyses/${this.uploadId}`); } catch (err) { if (err.code !== "not_found") throw err; }
+    if (method === "GET" && this.file.uploadId) {
+      try { return await api("GET", `/api/analyses/${this.file.uploadId}`); } catch (err) { if (err.code !== "not_found") throw err; }
     }
     const job = await api("POST", "/api/analyses", this.record);
-    this.uploadId = job.id;
-    if (this.fileKept) this.fileKept.uploadId = job.id;
+    this.file.uploadId = job.id;
     return job;
   }
 
