@@ -191,8 +191,16 @@ async def test_leaving_a_table_handing_the_seat_over_and_finding_it_again(
     while server.get(f"/api/tables/{table}")["status"] != "finished":  # the bot plays on
         assert asyncio.get_running_loop().time() < deadline, "the stand-in did not finish"
         await asyncio.sleep(0.2)
-    await page.reload()
-    await page.locator(f".mine li[data-table='{table}'][data-status='finished']").wait_for()
+    # The finished table, the seat still this device's: its header no longer offers to
+    # leave (a seat kept, a bot playing for it: over), and it shares the replay, not the table.
+    await page.add_init_script("Object.defineProperty(navigator, 'share', { value: undefined })")
+    await page.goto(f"{server.base}/t/{table}")
+    await page.locator("#replay-link").wait_for()
+    assert await page.locator("#leave").count() == 0
+    assert await page.locator("[data-key='invite']").count() == 0
+    await page.click("[data-key='share-replay']")
+    await page.locator(".toast-item", has_text=f"{server.base}/replay/{table}").wait_for()
+    await page.goto(server.base)
     assert await overflowing(page) == []
     await mine.get_by_role("link").click()
     await page.wait_for_url(f"**/replay/{table}*")

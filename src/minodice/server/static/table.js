@@ -334,7 +334,12 @@ class TablePage {
     if (this.takeFocus && (!active || active === document.body)) key = "prompt";
     this.takeFocus = false;
     const parts = [];
-    if (v.status === "finished") parts.push(this.finalPanel());
+    if (v.status === "finished") {
+      parts.push(this.finalPanel());
+      // the header's Leave speaks of a seat kept and a bot playing for it: over once the
+      // game is (the final panel leads back to the lobby)
+      document.getElementById("leave")?.remove();
+    }
     parts.push(this.playArea(before));
     if (this.advice && v.phase === "bid") parts.push(this.advicePanel());
     parts.push(this.toolbar());
@@ -621,7 +626,11 @@ class TablePage {
     if (v.advisor && v.you !== null && v.phase === "bid" && v.status === "playing") {
       buttons.push(h("button", { "data-key": "advice", onclick: () => this.askAdvice() }, _("Bid advice")));
     }
-    if (v.you !== null) {
+    // a finished game is shared by its replay, which anyone can step through (the
+    // table's link would only show its results); a running one invites to the table
+    if (v.status === "finished") {
+      buttons.push(h("button", { "data-key": "share-replay", onclick: () => shareLink(`${location.origin}/replay/${this.id}`, this.ui) }, _("Share the replay")));
+    } else if (v.you !== null) {
       buttons.push(h("button", { "data-key": "invite", onclick: () => shareLink(`${location.origin}/t/${this.id}`, this.ui) }, _("Invite")));
     }
     return h("nav", { class: "toolbar", "aria-label": _("Table tools") }, buttons);
