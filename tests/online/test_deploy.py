@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -96,15 +97,16 @@ def test_systemd_reads_the_unit_without_a_complaint(tmp_path: Path) -> None:
 
 
 @contextlib.contextmanager
-def unit_instance(port: int, folder: Path) -> Iterator[subprocess.Popen[bytes]]:
+def unit_instance(port: int, folder: Path,
+                  options: str = "") -> Iterator[subprocess.Popen[bytes]]:
     """One ``minodice@PORT`` instance: its ExecStart in the background, then its
-    ExecStartPost, which must say it is ready (exit 0)."""
+    ExecStartPost, which must say it is ready (exit 0). ``options``: more of serve's."""
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, **env_file(),
            "MINODICE_BIN": str(bin_dir / "minodice"), "MINODICE_PYTHON": sys.executable,
            "MINODICE_DB": str(folder / f"{port}.sqlite3"), "MINODICE_REDIS": "",
            "MINODICE_OPTIONS": "--forwarded-allow-ips 127.0.0.1 --bot-workers 1 "
-                               "--advice-workers 1 --analysis-workers 1"}
+                               f"--advice-workers 1 --analysis-workers 1 {options}"}
     log = (folder / f"{port}.log").open("wb")
     process = subprocess.Popen(unit_command("ExecStart", port), env=env, stdout=log,
                                stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
@@ -138,6 +140,8 @@ def rendered_config(listen: int, upstreams: list[int], folder: Path) -> str:
     assert text.count("listen 80;") == 1
     text = text.replace("listen 80;", f"listen 127.0.0.1:{listen};")
     assert "/var/cache/nginx/minodice" in text
+    assert text.count("/var/log/nginx/error.log") == 1  # the WebSockets' own
+    text = text.replace("/var/log/nginx/error.log", str(folder / "ws-error.log"))
     return text.replace("/var/cache/nginx/minodice", str(folder / "cache"))
 
 
@@ -248,3 +252,57 @@ def test_nginx_in_front_of_two_unit_instances(tmp_path: Path, nginx_folder: Path
             answer = http.get("/healthz")
             assert answer.status_code == 200
             assert answer.json() == {"status": "alive"}
+
+
+def test_nginx_names_each_websockets_client_and_logs_no_token(tmp_path: Path,
+                                                              nginx_folder: Path) -> None:
+    """A WebSocket through nginx counts against its client's address, not nginx's (its
+    location sets headers of its own, and nginx then passes on none of the server's), and
+    nginx's error log never holds a seat's token: here one of the two processes is down,
+    so nginx fails to reach it for some WebSockets and says so."""
+    live, dead, listen = free_port(), free_port(), free_port()
+    site = rendered_config(listen, [dead, live], nginx_folder)
+    assert "max_fails=3 " in site
+    # nginx keeps trying the process down (every other request), never taking it out
+    conf = main_config(nginx_folder, site.replace("max_fails=3 ", "max_fails=0 "))
+    secret = "tokenthatmustneverbelogged0123456789"
+
+    async def sockets() -> None:
+        from websockets.asyncio.client import connect
+
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{live}", timeout=TIMEOUT,
+                                     trust_env=False) as http:
+            made = await http.post("/api/tables", json={"players": 3})
+            table = made.json()["table"]
+
+        async def ws_from(address: str, query: str = "") -> dict[str, object]:
+            ws = await connect(f"ws://127.0.0.1:{listen}/ws/{table}{query}", proxy=None,
+                               local_addr=(address, 0), open_timeout=TIMEOUT)
+            opened.append(ws)
+            message: dict[str, object] = json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT))
+            return message
+
+        opened: list[Any] = []
+        try:
+            # a seat's token in the URL (not a seat's: refused, the socket closed), sent
+            # until nginx has tried the process that is down for some of them
+            for _ in range(4):
+                await ws_from("127.0.0.4", f"?token={secret}")
+            assert (await ws_from("127.0.0.2"))["type"] == "view"  # held open
+            assert (await ws_from("127.0.0.3"))["type"] == "view"  # another client
+            refused = await ws_from("127.0.0.2")  # the same client again: its one socket
+            assert (refused["type"], refused["code"]) == ("error", "busy")
+        finally:
+            for ws in opened:
+                await ws.close()
+
+    with unit_instance(live, tmp_path, "--sockets-per-address 1"), \
+            running_nginx(conf, listen):
+        asyncio.run(sockets())
+        for _ in range(2):  # HTTP's failures to reach it are logged: the log is on
+            assert httpx.get(f"http://127.0.0.1:{listen}/healthz", timeout=TIMEOUT,
+                             trust_env=False).status_code == 200
+    logged = "".join(path.read_text(errors="replace")
+                     for path in nginx_folder.glob("*.log"))
+    assert "connect() failed" in logged  # nginx did fail to reach the process down
+    assert secret not in logged
