@@ -221,7 +221,40 @@ def test_serve_refuses_what_only_looks_like_a_database_url(tmp_path: Path,
         assert "a SQLite file, or a PostgreSQL URL" in result.output
         assert "s3cret-pw" not in result.output
         assert "Traceback" not in result.output
+    # A URL SQLAlchemy cannot read (an @ in the password, a port that is no number) was a
+    # traceback that showed part of the password.
+    for db in ("postgresql://ana:s3cret@pw:x@127.0.0.1:5432/minodice",
+               "postgresql://ana:s3cret-pw@127.0.0.1:5432x/minodice"):
+        for command in ("serve", "table"):
+            args = [command, "--db", db] if command == "serve" else [command, "t", "--db", db]
+            result = CliRunner().invoke(cli_app, args)
+            assert result.exit_code == 2, result.output
+            assert "not a database URL SQLAlchemy can read" in result.output
+            assert "s3cret" not in result.output
+            assert result.exception is None or isinstance(result.exception, SystemExit)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_database_url_in_the_environment_is_a_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$MINODICE_DB`` names the store as ``--db`` does: a PostgreSQL URL there was taken
+    for a file's name, and refused as a folder that does not exist, password and all."""
+    monkeypatch.setenv("MINODICE_DB", "postgresql://ana:s3cret-pw@127.0.0.1:1/minodice")
+    served = CliRunner().invoke(cli_app, ["serve"])
+    assert served.exit_code == 1, served.output
+    assert "cannot open the database postgresql+psycopg://ana:***@127.0.0.1:1/minodice" \
+        in served.output
+    inspected = CliRunner().invoke(cli_app, ["table", "abc"])
+    assert inspected.exit_code == 1, inspected.output
+    assert "cannot open the database postgresql+psycopg://ana:***@127.0.0.1:1/minodice" \
+        in inspected.output
+    for result in (served, inspected):
+        assert "s3cret-pw" not in result.output
+        assert "Traceback" not in result.output
+    monkeypatch.setenv("MINODICE_DB", "mysql://ana:s3cret-pw@127.0.0.1/minodice")
+    refused = CliRunner().invoke(cli_app, ["serve"])
+    assert refused.exit_code == 2
+    assert "--db (from $MINODICE_DB)" in refused.output
+    assert "s3cret-pw" not in refused.output
 
 
 def test_serve_with_redis_needs_postgresql_and_a_redis_that_answers(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, Optional
@@ -171,13 +172,13 @@ def serve(
                                          param_hint=hint)
     if redis is not None and not redis.startswith(("redis://", "rediss://", "unix://")):
         raise typer.BadParameter("a redis://HOST:PORT/DB URL", param_hint="--redis")
-    url = database_url(db)
+    db, named = db_option(db)
+    url = database_url(db, named)
     if redis is not None and (url is None or url.startswith("sqlite")):
         # Several processes on SQLite files of their own would each serve tables the
         # others cannot read (forwarded to, then lost with their process).
         raise typer.BadParameter("needs a PostgreSQL --db", param_hint="--redis")
     if url is None:
-        named = "--db" if db is not None else "--db (from $MINODICE_DB)"
         problem = db_folder_problem(Path(db) if db is not None else default_db())
         if problem is not None:
             raise typer.BadParameter(problem, param_hint=named)
@@ -296,21 +297,40 @@ def db_folder_problem(path: Path) -> str | None:
             "file in a folder that does")
 
 
-def database_url(db: str | None) -> str | None:
+def db_option(db: str | None) -> tuple[str | None, str]:
+    """What the store is named by: ``--db``, else ``$MINODICE_DB`` (a file or a URL alike),
+    else ``None`` (the default file); and the option to name in a refusal."""
+    if db is not None:
+        return db, "--db"
+    return os.environ.get("MINODICE_DB") or None, "--db (from $MINODICE_DB)"
+
+
+def database_url(db: str | None, hint: str = "--db") -> str | None:
     """``--db`` as a database URL (PostgreSQL's, or SQLAlchemy's ``sqlite:///FILE``),
     ``None`` for a SQLite file named plainly. Anything else that looks like a URL
     (``mysql://``, ``postgresql:/one-slash``) is refused rather than taken for a file name,
-    which would quietly create a folder named after it, password and all."""
+    which would quietly create a folder named after it, password and all; so is a URL
+    SQLAlchemy cannot read (a port that is no number, an ``@`` in the password), in words
+    that never repeat it: it holds a password."""
+    from sqlalchemy.engine import make_url
+
+    from minodice.server.store import engine_url
+
     if db is None:
         return None
     if not db.strip():
-        raise typer.BadParameter("empty: a SQLite file, or a PostgreSQL URL", param_hint="--db")
+        raise typer.BadParameter("empty: a SQLite file, or a PostgreSQL URL", param_hint=hint)
+    form = "postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
     if db.startswith(("postgresql://", "postgres://", "sqlite://")):
+        try:
+            make_url(engine_url(db))
+        except Exception:  # whatever SQLAlchemy makes of a malformed URL
+            raise typer.BadParameter(
+                f"not a database URL SQLAlchemy can read: {form}, where a password with "
+                "@ : / or % is written %-encoded (@ as %40)", param_hint=hint) from None
         return db
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", db):
-        raise typer.BadParameter("a SQLite file, or a PostgreSQL URL "
-                                 "postgresql://USER:PASSWORD@HOST:PORT/DATABASE",
-                                 param_hint="--db")
+        raise typer.BadParameter(f"a SQLite file, or a PostgreSQL URL {form}", param_hint=hint)
     return None
 
 
@@ -456,16 +476,12 @@ def inspect_table(
     from minodice.server.room import rebuilt_table
     from minodice.server.store import Store, engine_url
 
-    url = database_url(db)
+    db, named = db_option(db)
+    url = database_url(db, named)
     path: Path | str
     if url is not None:
         # Named without its password in every message, as minodice serve does.
-        try:
-            path = make_url(engine_url(url)).render_as_string(hide_password=True)
-        except Exception:  # whatever SQLAlchemy makes of a malformed URL
-            typer.echo("minodice table: --db is not a database URL "
-                       "(postgresql://USER:PASSWORD@HOST:PORT/DATABASE)", err=True)
-            raise typer.Exit(1) from None
+        path = make_url(engine_url(url)).render_as_string(hide_password=True)
     else:
         path = Path(db) if db is not None else default_db()
         if not path.is_file():
