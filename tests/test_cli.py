@@ -286,12 +286,17 @@ def test_broken_input_on_stdin(name: str) -> None:
                            proc.stderr.decode("utf-8", "replace"), as_json=True)
 
 
-def test_missing_file_and_folder_messages(bad_inputs: dict[str, Path]) -> None:
-    proc = cli("replay", str(bad_inputs["missing"]))
-    assert "no such file" in proc.stderr.decode()
-    assert str(bad_inputs["missing"]) in proc.stderr.decode()
-    proc = cli("replay", str(bad_inputs["folder"]))
-    assert "folder" in proc.stderr.decode()
+@pytest.mark.parametrize("command", ["replay", "analyse", "verify"])
+def test_missing_file_and_folder_messages(bad_inputs: dict[str, Path], command: str) -> None:
+    """No record read is said as such: not as an invalid record (as play --resume says)."""
+    proc = cli(command, str(bad_inputs["missing"]))
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == (f"minodice {command}: cannot read "
+                                    f"{bad_inputs['missing']}: no such file\n")
+    proc = cli(command, str(bad_inputs["folder"]))
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == (f"minodice {command}: cannot read "
+                                    f"{bad_inputs['folder']}: it is a folder\n")
 
 
 def test_a_record_saved_with_a_byte_order_mark_replays(tmp_path: Path) -> None:
@@ -314,7 +319,7 @@ def test_an_empty_path_is_named_as_such() -> None:
     proc = cli("replay", "--json", "")
     assert proc.returncode == 1
     assert proc.stderr.decode() == (
-        "minodice replay: invalid record: no file given: the record's path is empty\n")
+        "minodice replay: no file given: the record's path is empty\n")
     error = json.loads(proc.stdout)["error"]
     assert error["message"] == "no file given: the record's path is empty"
 
@@ -788,3 +793,19 @@ def test_the_command_list_shows_each_command_in_whole_sentences() -> None:
         shown = command.short_help or (command.help or "").strip().split("\n\n")[0]
         assert shown, name
         assert "\n" not in shown, (name, shown)
+
+
+@pytest.mark.parametrize(("option", "value", "names"), [
+    ("--edition", "skullking", "mino, skull-king"),
+    ("--variant", "simple", "standard, simplified"),
+    ("--start", "clockwise", "rotate, fixed"),
+    ("--special-lead", "none", "first-number, no-colour"),
+])
+def test_a_misspelt_choice_is_refused_in_plain_words(option: str, value: str,
+                                                    names: str) -> None:
+    """As --lang's: Typer's own conversion of an enum said "Value error, ..." (pydantic's)."""
+    proc = cli("simulate", "--games", "1", option, value)
+    assert proc.returncode == 2
+    said = " ".join(proc.stderr.decode().replace("│", " ").split())
+    assert f"Invalid value for '{option}': '{value}' is not one of {names}" in said
+    assert "Value error" not in said

@@ -11,7 +11,7 @@ import math
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Optional, TypeVar
 
 import typer
 from rich.console import Console
@@ -82,16 +82,39 @@ def rule_options(start: StartOption, special_lead: SpecialLeadOption) -> RuleOpt
     return RuleOptions(StartRule(start.value), SpecialLead(special_lead.value))
 
 
+ChoiceT = TypeVar("ChoiceT", bound=StrEnum)
+
+
+def choice_of(kind: type[ChoiceT]) -> dict[str, Any]:
+    """An enum option's parser and metavar: a value it does not name is refused in the
+    words of the other options ("'x' is not one of a, b"; Typer's own conversion put
+    pydantic's "Value error, " before it)."""
+    names = [member.value for member in kind]
+
+    def parse(value: str | ChoiceT) -> ChoiceT:
+        if isinstance(value, kind):
+            return value
+        try:
+            return kind(value)
+        except ValueError:
+            raise typer.BadParameter(f"{printable(str(value))!r} is not one of "
+                                     f"{', '.join(names)}") from None
+
+    return {"parser": parse, "metavar": f"<{'|'.join(names)}>"}
+
+
 # The options several commands share, declared once.
 PlayersOpt = Annotated[int, typer.Option("--players", "-n", help="Players, 3 to 6.")]
-EditionOpt = Annotated[Edition, typer.Option(help="Dice set.")]
-VariantOpt = Annotated[VariantOption, typer.Option(help="Scoring variant.")]
+EditionOpt = Annotated[Edition, typer.Option(help="Dice set.", **choice_of(Edition))]
+VariantOpt = Annotated[VariantOption, typer.Option(help="Scoring variant.",
+                                                   **choice_of(VariantOption))]
 StartOpt = Annotated[StartOption, typer.Option(
     "--start", help="Who starts rounds 2 on (R5): rotate, the next player clockwise "
-    "(default), or fixed, round 1's start player every round.")]
+    "(default), or fixed, round 1's start player every round.", **choice_of(StartOption))]
 SpecialLeadOpt = Annotated[SpecialLeadOption, typer.Option(
     "--special-lead", help="A trick a special die leads (R9): first-number, the first "
-    "number die rolled sets the colour (default), or no-colour, none to follow.")]
+    "number die rolled sets the colour (default), or no-colour, none to follow.",
+    **choice_of(SpecialLeadOption))]
 
 
 def _version(value: bool) -> None:

@@ -14,7 +14,7 @@ import typer
 from minodice.bots.loading import make_bot
 from minodice.bots.protocol import BotError
 from minodice.cli.common import LEVELS, app, check_float, check_range, data_folder, data_path
-from minodice.cli.records import read_record_text
+from minodice.cli.records import UnreadRecordError, read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import FairnessError, UnfinishedRecordError, verify_record
 from minodice.core.names import NAME_MAX, has_surrogates, name_problem
@@ -562,6 +562,9 @@ def verify(
     try:
         data = record_json(read_record_text(record_file))
         load_record(data)
+    except UnreadRecordError as exc:
+        typer.echo(f"minodice verify: {one_line(str(exc))}", err=True)
+        raise typer.Exit(1) from None
     except (ValueError, InvalidRecordError) as exc:
         typer.echo(f"minodice verify: invalid record: {one_line(str(exc))}", err=True)
         raise typer.Exit(1) from None

@@ -49,17 +49,22 @@ from minodice.text.replay import render_replay
 from minodice.text.safe import json_text, one_line, printable
 
 
+class UnreadRecordError(InvalidRecordError):
+    """No record was read (no such file, a folder, no permission): said as such, not as
+    an invalid record; a script reading ``--json`` gets the same error object."""
+
+
 def read_record_text(file: str) -> str:
     """A record's text from a file or standard input (``-``), read up to 16 MB; every
     problem is an :class:`InvalidRecordError` with one line saying it."""
     if not file:
-        raise InvalidRecordError("no file given: the record's path is empty")
+        raise UnreadRecordError("no file given: the record's path is empty")
     try:
         if file == "-":
             return read_capped(sys.stdin.buffer, "standard input")
         return read_text(Path(file))
     except ValueError as exc:
-        raise InvalidRecordError(str(exc)) from None
+        raise UnreadRecordError(str(exc)) from None
 
 
 def exit_invalid_record(command: str, exc: InvalidRecordError, as_json: bool,
@@ -68,6 +73,8 @@ def exit_invalid_record(command: str, exc: InvalidRecordError, as_json: bool,
     error object on standard output, for a script reading it) and exit with status 1.
 
     What the record says is shown, never obeyed: escapes, long numbers by length."""
+    if isinstance(exc, UnreadRecordError):
+        what = ""
     typer.echo(f"minodice {command}: {what}{one_line(str(exc))}", err=True)
     if as_json:
         error = exc.to_json()
