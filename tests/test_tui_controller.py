@@ -260,12 +260,35 @@ async def test_bids_stay_secret_until_all_are_in_and_people_bid_first() -> None:
     assert game.table.view(None).phase is not Phase.BID  # the bots bid after the person
 
 
+def spoken(say: Callable[[str, Tone], None], said: list[str]) -> Callable[[str, Tone], None]:
+    """``say`` that also keeps each line in ``said`` (the screen's log keeps four)."""
+    def keep(text: str, tone: Tone = Tone.PLAIN) -> None:
+        said.append(text)
+        say(text, tone)
+    return keep
+
+
 async def test_the_person_called_you_is_told_you_have_bid() -> None:
     game = Game(table(("You",)))
     await game.begin()
     await game.press("1", "enter")
     assert "You have bid." in game.notes()
     assert "You has bid." not in game.notes()
+    # to the end: every trick the person takes, and the verdict, in the second person
+    for seed in (1, 2, 3):
+        game = Game(table(("You",), seed=seed))
+        said: list[str] = []
+        game.c.say = spoken(game.c.say, said)  # type: ignore[method-assign, assignment]
+        await game.begin()
+        await game.play_to_the_end()
+        assert any(text.startswith("You win the trick: ") for text in said)
+        assert not any("You wins" in text for text in said)
+        over = game.screen.top
+        assert over is not None
+        assert isinstance(over.what, GameOverPage)
+        assert "You wins" not in over.what.verdict
+        if game.table.view(None).totals[0] > max(game.table.view(None).totals[1:]):
+            assert over.what.verdict.startswith("You win with ")
 
 
 async def test_a_trick_waits_for_enter_and_other_keys_do_nothing_then() -> None:

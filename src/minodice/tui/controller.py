@@ -517,12 +517,19 @@ class TableController:
         scored = next((e for e in self.queue if isinstance(e, RoundScored)), None)
         if scored is not None:  # the round's last trick: keep its numbers on screen
             self.frozen_round = scored.round_no - 1
-        self.say(self._("{name} wins the trick: {reason}").format(
-            name=self.names[event.result.winner], reason=reason), Tone.GOOD)
+        self.say(self._("You win the trick: {reason}").format(reason=reason)
+                 if self.is_you(event.result.winner) else
+                 self._("{name} wins the trick: {reason}").format(
+                     name=self.names[event.result.winner], reason=reason), Tone.GOOD)
         self.save()
         self._showing = True  # until Enter
         self.mode = Mode.ACK
         self.screen.redraw()
+
+    def is_you(self, seat: int) -> bool:
+        """Whether ``seat`` is the one person at the table, called "You" (in their
+        language): spoken to in the second person ("You win", not "You wins")."""
+        return self.names[seat] == self._("You")
 
     def show_round(self, event: RoundScored) -> None:
         self.save()
@@ -546,7 +553,9 @@ class TableController:
         self.save()
         totals = view.totals
         best = winners(totals)
-        if len(best) == 1:
+        if len(best) == 1 and self.is_you(best[0]):
+            verdict = _("You win with {total} points!").format(total=totals[best[0]])
+        elif len(best) == 1:
             verdict = _("{name} wins with {total} points!").format(
                 name=names[best[0]], total=totals[best[0]])
         else:
@@ -662,8 +671,7 @@ class TableController:
         elif key == "enter" and self.active is not None:
             seat = self.active
             name = self.names[seat]
-            # The one person at a table is called "You" (in their language): not "You has bid".
-            self.say(self._("You have bid.") if name == self._("You") else
+            self.say(self._("You have bid.") if self.is_you(seat) else
                      self._("{name} has bid.").format(name=name))
             self.decide(seat, Bid(self.bid_choice))
             return True
