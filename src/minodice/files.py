@@ -1,4 +1,5 @@
-"""Reading a person's text file, with one plain sentence for whatever goes wrong.
+"""Reading a person's text file, with one plain sentence for whatever goes wrong; and the
+lock that keeps a file to one process (a saved game, a server's database).
 
 What is read is capped (:data:`MAX_RECORD_BYTES`): a record is a few kilobytes, and
 ``minodice replay /dev/zero`` must end with an error, not with all the memory there is.
@@ -7,6 +8,8 @@ What is read is capped (:data:`MAX_RECORD_BYTES`): a record is a few kilobytes, 
 from __future__ import annotations
 
 import os
+import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO
 
@@ -60,3 +63,71 @@ def read_text(path: Path, limit: int = MAX_RECORD_BYTES) -> str:
         raise _too_big(path, limit) from None
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+
+
+# -- one process at a time ---------------------------------------------------------------------
+
+
+class LockHeldError(Exception):
+    """Another process holds the lock; ``holder`` is its process id, if it wrote one."""
+
+    def __init__(self, path: Path, holder: int | None) -> None:
+        super().__init__(f"{path} is held by process {holder}")
+        self.path = path
+        self.holder = holder
+
+
+if sys.platform == "win32":  # pragma: no cover - no flock; one process is trusted
+    def _try_lock(fd: int) -> bool:
+        return True
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+
+class FileLock:
+    """An exclusive lock (``flock``) on the file ``path``, which holds the owner's process
+    id while it is held and is removed as it is let go. The operating system lets go of it
+    when its process ends however it ends (``kill -9`` included): a stale file is taken."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self.fd: int | None = fd
+
+    @classmethod
+    def take(cls, path: Path) -> FileLock:
+        """The lock, or :class:`LockHeldError`; ``OSError`` where the file cannot be made."""
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            if not _try_lock(fd):
+                holder = os.read(fd, 32).decode("ascii", "replace").strip()
+                os.close(fd)
+                raise LockHeldError(path, int(holder) if holder.isdigit() else None)
+            # The holder before us removes the file as it lets go: make sure we locked the
+            # file that has the name now, not one removed in between.
+            try:
+                now = os.stat(path)
+                mine = os.fstat(fd)
+                same = (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        return cls(path, fd)
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        with suppress(OSError):
+            os.unlink(self.path)  # while still locked: nobody can take it in between
+        os.close(self.fd)
+        self.fd = None

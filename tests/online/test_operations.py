@@ -443,3 +443,32 @@ def test_serve_with_json_logs_says_why_it_cannot_start_in_json(tmp_path: Path) -
     [record] = served_lines(proc.stderr)
     assert record["level"] == "ERROR"
     assert record["message"].startswith(f"cannot listen on 127.0.0.1:{port}: the port is in use")
+
+
+def test_a_second_server_on_one_database_is_refused_naming_the_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second server on a SQLite file started without a word, loaded its unfinished
+    tables and served them stale (its players told only "try again"): now it is refused
+    before it opens the file, naming the process that holds it. A server killed outright
+    lets go of it (its lock is the operating system's)."""
+    import minodice.server.claims as claims
+    from live_server import servers
+
+    monkeypatch.setattr(claims, "CLAIM_WAIT", 0.5)
+    with servers(tmp_path) as start:
+        first = start()
+        assert first.proc is not None
+        table = first.post("/api/tables", {"players": 3})["table"]
+        before = (tmp_path / "db1.sqlite3").read_bytes()
+        second = CliRunner().invoke(cli_app, ["serve", "--port", str(free_port()),
+                                              "--db", str(first.db)])
+        assert second.exit_code == 1, second.output
+        assert second.output == (
+            f"minodice serve: another minodice serve (process {first.proc.pid}) is using the "
+            f"database {first.db}: stop it first, or give this one a database of its own "
+            "(--db)\n")
+        assert (tmp_path / "db1.sqlite3").read_bytes() == before
+        assert first.get(f"/api/tables/{table}")["status"] == "waiting"  # untouched
+        first.kill9()
+        again = start(db=first.db)  # the lock died with its process
+        assert again.get(f"/api/tables/{table}")["status"] == "waiting"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from live_server import servers
@@ -113,3 +114,48 @@ async def test_postgresql_restarted_mid_game_loses_nothing_and_play_resumes(
     text = server.log.read_text()
     for secret in (ticket.token, table["host_token"]):
         assert secret not in text, "a token reached the log"
+
+
+def test_one_process_alone_or_one_cluster_per_database(tmp_path: Path, postgres_url: str,
+                                                     redis_service: Any,
+                                                     monkeypatch: Any) -> None:
+    """A process without --redis beside others on one PostgreSQL database served its own
+    stale copies of their tables: a process alone holds the database, the processes of a
+    cluster share it, and whichever comes second to the other kind is refused."""
+    from typer.testing import CliRunner
+
+    import minodice.server.claims as claims
+    from live_server import free_port
+    from minodice.cli import app as cli_app
+
+    monkeypatch.setattr(claims, "CLAIM_WAIT", 0.5)
+    with servers(tmp_path, options=OPTIONS) as start:
+        alone = start(db=postgres_url)
+        assert alone.proc is not None
+        beside = CliRunner().invoke(cli_app, ["serve", "--port", str(free_port()),
+                                              "--db", postgres_url])
+        assert beside.exit_code == 1, beside.output
+        assert "other minodice serve processes are using this database" in beside.output
+        joining = CliRunner().invoke(cli_app, ["serve", "--port", str(free_port()), "--db",
+                                               postgres_url, "--redis", redis_service.url])
+        assert joining.exit_code == 1, joining.output
+        assert "a minodice serve without --redis is using this database" in joining.output
+        for result in (beside, joining):
+            assert "Traceback" not in result.output
+        alone.kill9()
+    # a cluster's processes share it; one alone is refused beside them
+    release = [claims.claim_postgresql(claims_url(postgres_url), shared=True, wait=30)
+               for _ in range(2)]  # (once the database has seen the one alone gone)
+    try:
+        with pytest.raises(claims.DatabaseInUseError):
+            claims.claim_postgresql(claims_url(postgres_url), shared=False, wait=0.3)
+    finally:
+        for let_go in release:
+            let_go()
+    claims.claim_postgresql(claims_url(postgres_url), shared=False, wait=30)()  # free again
+
+
+def claims_url(url: str) -> str:
+    from minodice.server.store import engine_url
+
+    return engine_url(url)

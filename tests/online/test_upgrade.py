@@ -147,3 +147,40 @@ def test_opening_a_current_database_logs_no_alembic_lines(
         Store.sqlite(tmp_path / "new.sqlite3").close()
     assert [r.getMessage() for r in caplog.records] == [
         f"setting up a new database (schema {migrations.head()})"]
+
+
+def test_a_newer_release_s_database_is_refused_unchanged(tmp_path: Path) -> None:
+    """Alembic said "No such revision or branch 'r0099'" after a log line that claimed to
+    upgrade from it: a database from a newer release is refused as such, and left alone."""
+    path = tmp_path / "newer.sqlite3"
+    Store.sqlite(path).close()
+    with Store.sqlite(path, upgrade=False).engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = 'r0099'"))
+    before = path.read_bytes()
+    with pytest.raises(migrations.SchemaError, match=r"its schema \(r0099\) is newer than "
+                       r"this release's \(r\d+\): it was written by a newer release"):
+        Store.sqlite(path)
+    assert path.read_bytes() == before
+
+
+def test_another_program_s_database_is_refused_unchanged(tmp_path: Path) -> None:
+    """A file of another program's tables was taken over: minodice's tables were added
+    beside them, and the file turned to WAL."""
+    import sqlite3
+
+    path = tmp_path / "other.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE foo (x)")
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(migrations.SchemaError, match=r"another program's tables \(foo\)"):
+        Store.sqlite(path)
+    assert path.read_bytes() == before
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    conn.close()
+    ours = tmp_path / "ours.sqlite3"  # a file of its own is set up, and in WAL at once
+    Store.sqlite(ours)
+    with sqlite3.connect(ours) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    conn.close()

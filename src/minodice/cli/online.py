@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, Optional
 
@@ -131,6 +132,7 @@ def serve(
 
     from minodice.server.app import Caps, create_app, normal_origin, site_origins
     from minodice.server.botpool import BotPool
+    from minodice.server.claims import DatabaseInUseError, claim_postgresql, claim_sqlite
     from minodice.server.collector import FREEZE_EVERY
     from minodice.server.connections import (
         connection_cap,
@@ -214,10 +216,19 @@ def serve(
         # Never a password in a message or a log.
         parsed = make_url(engine_url(url))
         path, secret = parsed.render_as_string(hide_password=True), parsed.password
+    release: Callable[[], None] = lambda: None  # noqa: E731 - until the database is claimed
     try:
+        # claimed first: a second server (a newer release, say) must not even upgrade it
+        release = (claim_postgresql(engine_url(url), shared=redis is not None)
+                   if url is not None and not url.startswith("sqlite")
+                   else claim_sqlite(made_folder(Path(path))) if url is None else release)
         store = Store(url, durable) if url is not None else Store.sqlite(Path(path), durable)
+    except DatabaseInUseError as exc:
+        release()
+        fail(str(exc))
     except Exception as exc:  # a folder we may not write, a file that is no database,
         # a database server that does not answer, a wrong password
+        release()
         fail(f"cannot open the database {path}: {failure_reason(exc, secret)}")
     caps = Caps(read_rate=read_rate, read_burst=read_rate * 6,
                 tables_burst=new_tables, tables_rate=new_tables / 600,
@@ -257,17 +268,20 @@ def serve(
     # X-Forwarded-For only from the named proxies (uvicorn's default trusts 127.0.0.1: any
     # local process, or a proxy passing on what its clients claim, could pose as anyone).
     # Slow and half-open connections are closed, and capped (server/connections.py).
-    uvicorn.run(application, host=host, port=port, access_log=False, log_level="warning",
-                ws_max_size=65536, ws_ping_interval=20, ws_ping_timeout=20,
-                ws_per_message_deflate=False,  # views are small; CPU is the scarce thing
-                timeout_graceful_shutdown=5,  # open WebSockets must not hold a stop up
-                proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
-                http=guarded_protocol(request_timeout, connections,
-                                      per_address=max(16, connections // 8)),
-                ws=guarded_websocket_protocol(),
-                timeout_keep_alive=5, backlog=2048,
-                # JSON logs: uvicorn's own lines go through the root logger's JSON handler.
-                log_config=None if log_format == "json" else LOGGING_CONFIG)
+    try:
+        uvicorn.run(application, host=host, port=port, access_log=False, log_level="warning",
+                    ws_max_size=65536, ws_ping_interval=20, ws_ping_timeout=20,
+                    ws_per_message_deflate=False,  # views are small; CPU is the scarce thing
+                    timeout_graceful_shutdown=5,  # open WebSockets must not hold a stop up
+                    proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
+                    http=guarded_protocol(request_timeout, connections,
+                                          per_address=max(16, connections // 8)),
+                    ws=guarded_websocket_protocol(),
+                    timeout_keep_alive=5, backlog=2048,
+                    # JSON logs: uvicorn's own lines go through the root logger's JSON handler.
+                    log_config=None if log_format == "json" else LOGGING_CONFIG)
+    finally:
+        release()
 
 
 def default_seat_name(bot: str) -> str:
@@ -278,6 +292,13 @@ def default_seat_name(bot: str) -> str:
     if len(label) + 4 > NAME_MAX:
         label = label[:NAME_MAX - 5] + "…"
     return f"{label} bot"
+
+
+def made_folder(path: Path) -> Path:
+    """``path``, its folder made if missing (only the default's can be: see
+    :func:`db_folder_problem`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def db_folder_problem(path: Path) -> str | None:
@@ -343,9 +364,13 @@ def failure_reason(exc: BaseException, secret: str | None) -> str:
     """Why a database would not open, in one line: the kind of error and the driver's own
     first line ("password authentication failed ...", "database ... does not exist",
     "Connection refused"), with the password blotted out should a driver ever echo it."""
+    from minodice.server.migrations import SchemaError
+
     cause = getattr(exc, "orig", None) or exc.__cause__ or exc
     text = str(cause).strip().splitlines()
     reason = type(cause).__name__ + (f": {text[0]}" if text else "")
+    if isinstance(cause, SchemaError):  # the store's own words, whole
+        reason = str(cause)
     if secret:
         reason = reason.replace(secret, "***")
     return one_line(reason)[:300]

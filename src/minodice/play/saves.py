@@ -20,7 +20,6 @@ from __future__ import annotations
 import errno
 import os
 import secrets
-import sys
 import tempfile
 import time
 from contextlib import suppress
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from minodice.core.errors import InvalidRecordError
 from minodice.core.record import dumps_record, parse_record
-from minodice.files import read_text
+from minodice.files import FileLock, LockHeldError, read_text
 from minodice.text.safe import one_line
 
 if TYPE_CHECKING:
@@ -163,62 +162,15 @@ def check_folder(folder: Path) -> None:
 # -- one session per game ---------------------------------------------------------------------
 
 
-if sys.platform == "win32":  # pragma: no cover - no flock; one session is trusted
-    def _try_lock(fd: int) -> bool:
-        return True
-else:
-    import fcntl
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-
-class _Lock:
-    """An exclusive lock on ``.NAME.lock`` beside a game, holding the owner's process id."""
-
-    def __init__(self, path: Path, fd: int) -> None:
-        self.path = path
-        self.fd: int | None = fd
-
-    @classmethod
-    def take(cls, game: Path) -> _Lock:
-        path = game.parent / f".{game.name}.lock"
-        while True:
-            try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-            except OSError as exc:
-                raise SaveError(game.parent, _why(exc),
-                                f"cannot save games in {game.parent}: {_why(exc)}") from None
-            if not _try_lock(fd):
-                holder = os.read(fd, 32).decode("ascii", "replace").strip()
-                os.close(fd)
-                raise GameInUseError(game, int(holder) if holder.isdigit() else None)
-            # The holder before us removes the file as it lets go: make sure we locked the
-            # file that has the name now, not one removed in between.
-            try:
-                now = os.stat(path)
-                mine = os.fstat(fd)
-                same = (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
-            except FileNotFoundError:
-                same = False
-            if same:
-                break
-            os.close(fd)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
-        return cls(path, fd)
-
-    def release(self) -> None:
-        if self.fd is None:
-            return
-        with suppress(OSError):
-            os.unlink(self.path)  # while still locked: nobody can take it in between
-        os.close(self.fd)
-        self.fd = None
+def _take_lock(game: Path) -> FileLock:
+    """The session's lock on ``game``: ``.NAME.lock`` beside it."""
+    try:
+        return FileLock.take(game.parent / f".{game.name}.lock")
+    except LockHeldError as exc:
+        raise GameInUseError(game, exc.holder) from None
+    except OSError as exc:
+        raise SaveError(game.parent, _why(exc),
+                        f"cannot save games in {game.parent}: {_why(exc)}") from None
 
 
 def new_game_name(now: float | None = None) -> str:
@@ -231,7 +183,7 @@ def new_game_name(now: float | None = None) -> str:
 class GameFile:
     """A saved game held by this session: its path and, while open, its lock."""
 
-    def __init__(self, path: Path, lock: _Lock | None = None) -> None:
+    def __init__(self, path: Path, lock: FileLock | None = None) -> None:
         self.path = path
         self._lock = lock
 
@@ -241,7 +193,7 @@ class GameFile:
         check_folder(folder)
         for _ in range(100):
             path = folder / new_game_name()
-            lock = _Lock.take(path)
+            lock = _take_lock(path)
             try:
                 write_atomic(path, text, replace=False)
             except FileExistsError:
@@ -259,7 +211,7 @@ class GameFile:
     @classmethod
     def open(cls, path: Path) -> GameFile:
         """Hold the saved game ``path`` for this session (:class:`GameInUseError` if taken)."""
-        return cls(path, _Lock.take(path))
+        return cls(path, _take_lock(path))
 
     def save(self, text: str) -> None:
         """Replace the game with ``text``; :class:`SaveError` says where and why not."""

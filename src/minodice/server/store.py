@@ -322,6 +322,7 @@ class Store:
         # fails that one write (refused, never acknowledged), and the next takes another.
         self._writer_idle = math.inf if sqlite else WRITER_IDLE
         self._writer_used = 0.0
+        wal: list[bool] = []  # (one item once the file may be turned to WAL)
         if self.engine.dialect.name == "sqlite":
             sync = "FULL" if durable else "NORMAL"
             wait_ms = int(busy_timeout * 1000)
@@ -329,7 +330,7 @@ class Store:
             @event.listens_for(self.engine, "connect")
             def _pragmas(dbapi_conn: Any, _record: Any) -> None:
                 cursor = dbapi_conn.cursor()
-                if upgrade:  # a tool that only reads leaves the file's journal mode be
+                if wal:
                     cursor.execute("PRAGMA journal_mode=WAL")
                 cursor.execute(f"PRAGMA synchronous={sync}")
                 cursor.execute(f"PRAGMA busy_timeout={wait_ms}")
@@ -343,6 +344,14 @@ class Store:
                     # Processes starting at once on one database upgrade it one at a time.
                     conn.execute(text("SELECT pg_advisory_xact_lock(5410719)"))
                 migrations.upgrade(conn)
+            if sqlite and not memory:
+                # WAL once the file is known to be ours (a tool that only reads, or a file
+                # refused, another program's, is left as it was): the connections opened
+                # from now on set it; the upgrade's is closed
+                wal.append(True)
+                self.engine.dispose()
+                with self.engine.connect():  # now, before the loop's own connection writes
+                    pass
         self._writer: Connection | None = None
         # The loop's own connection to a file SQLite (see the module docstring), opened at
         # its first commit; None where commits stay on the thread (a URL with options, a

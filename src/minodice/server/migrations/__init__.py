@@ -49,6 +49,20 @@ def _alembic_quiet() -> Iterator[None]:
         alembic_log.setLevel(level)
 
 
+class SchemaError(Exception):
+    """A database this release will not write to: one from a newer release (it cannot
+    know that schema), or one that holds another program's tables."""
+
+
+def revisions() -> set[str]:
+    """Every revision this release knows."""
+    with _alembic_quiet():
+        from alembic.script import ScriptDirectory
+
+        scripts = ScriptDirectory.from_config(_config())
+        return {script.revision for script in scripts.walk_revisions()}
+
+
 def head() -> str:
     """The newest revision this release knows."""
     with _alembic_quiet():
@@ -77,7 +91,15 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
     was = current(connection)
     if was == target:
         return
-    if was is None and not inspect(connection).has_table("tables"):
+    if was is not None and was not in revisions():
+        raise SchemaError(f"its schema ({was}) is newer than this release's ({head()}): it was "
+                          "written by a newer release of minodice; run that one on it")
+    found = inspect(connection).get_table_names()
+    if was is None and "tables" not in found and found:
+        shown = ", ".join(sorted(found)[:3]) + (", …" if len(found) > 3 else "")
+        raise SchemaError(f"it holds another program's tables ({shown}): give minodice a "
+                          "database of its own")
+    if was is None and "tables" not in found:
         LOG.info("setting up a new database (schema %s)", target)
     else:
         LOG.info("upgrading the database's schema from %s to %s", was or "unversioned",

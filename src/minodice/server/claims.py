@@ -1,0 +1,91 @@
+"""One server per database, or one cluster: claimed before the store is opened.
+
+Two ``minodice serve`` on one database each load its unfinished tables and play them: the
+fence keeps the second's writes out (server/store.py), but it serves stale tables, and its
+players are told only "try again". So a server claims its database first, and a second is
+refused at start, naming the first:
+
+- a SQLite file: an exclusive lock on ``.NAME.lock`` beside it (the same lock as a saved
+  game's; the operating system lets go of it when its process ends, ``kill -9`` included);
+- PostgreSQL: an advisory lock held by a connection of its own for the process's life,
+  exclusive for a process alone, shared by the processes of one cluster (``--redis``): a
+  process alone is refused beside a cluster, and a cluster's process beside one alone.
+
+A process just killed may still hold its claim for a moment (its database connection is
+closed by the database server once it notices): a claim is tried for a few seconds. A
+server stopped by a signal leaves the lock's file behind, let go of: the next one takes it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from minodice.files import FileLock, LockHeldError
+
+#: The advisory lock's key (the store's migrations take 5410719 for their transactions).
+CLAIM_KEY = 5410720
+#: How long a claim is tried before it is refused: a process killed a moment ago lets go.
+CLAIM_WAIT = 5.0
+
+
+class DatabaseInUseError(Exception):
+    """Another server holds the database; the message says which and what to do."""
+
+
+def claim_sqlite(path: Path, wait: float | None = None) -> Callable[[], None]:
+    """Hold the SQLite file ``path`` for this process: its release, or
+    :class:`DatabaseInUseError`; ``OSError`` where the lock's file cannot be made."""
+    deadline = time.monotonic() + (CLAIM_WAIT if wait is None else wait)
+    while True:
+        try:
+            lock = FileLock.take(path.parent / f".{path.name}.lock")
+        except LockHeldError as exc:
+            if time.monotonic() < deadline:
+                time.sleep(0.2)
+                continue
+            who = f"process {exc.holder}" if exc.holder is not None else "another process"
+            raise DatabaseInUseError(
+                f"another minodice serve ({who}) is using the database {path}: stop it "
+                "first, or give this one a database of its own (--db)") from None
+        return lock.release
+
+
+def claim_postgresql(url: str, shared: bool,
+                     wait: float | None = None) -> Callable[[], None]:
+    """Hold the PostgreSQL database at SQLAlchemy's ``url`` for this process (``shared``:
+    as one of a cluster's): its release, or :class:`DatabaseInUseError`; SQLAlchemy's
+    errors where the database does not answer."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.pool import NullPool
+
+    engine = create_engine(url, poolclass=NullPool, connect_args={"connect_timeout": 5})
+    # autocommit: the connection is idle between statements, never "idle in transaction"
+    conn: Any = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    kind = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+    deadline = time.monotonic() + (CLAIM_WAIT if wait is None else wait)
+    try:
+        while not conn.execute(text(f"SELECT {kind}(:key)"), {"key": CLAIM_KEY}).scalar():
+            if time.monotonic() >= deadline:
+                raise DatabaseInUseError(
+                    "a minodice serve without --redis is using this database: stop it, or "
+                    "start every process with --redis" if shared else
+                    "other minodice serve processes are using this database: stop them, or "
+                    "start this one with --redis and the same Redis, as one of them")
+            time.sleep(0.2)
+    except BaseException:
+        conn.close()
+        engine.dispose()
+        raise
+
+    def release() -> None:
+        # the database server lets go of the lock with the session (one gone meanwhile
+        # has let go already)
+        with suppress(Exception):
+            conn.close()
+        engine.dispose()
+
+    return release
