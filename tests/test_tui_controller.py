@@ -24,7 +24,7 @@ from minodice.core.rules import RuleOptions, StartRule
 from minodice.core.state import Phase
 from minodice.core.view import SeatView
 from minodice.play.saves import GameFile
-from minodice.play.table import Table, new_table
+from minodice.play.table import RoundScored, Table, new_table
 from minodice.tui import controller, render
 from minodice.tui.controller import (
     BidAdvicePage,
@@ -703,3 +703,24 @@ def test_a_past_round_shows_the_start_player_it_had(start: StartRule) -> None:
             assert render.round_starter(view, index) == started[index], (start, index)
         table.act(table.to_act()[0], table.bot_decision(table.to_act()[0]))
     assert started == [3 if start is StartRule.FIXED else (3 + i) % 5 for i in range(7)]
+
+
+async def test_a_rounds_last_dice_roll_on_its_own_screen() -> None:
+    """While the round's last dice rolled, the screen showed the next round for a moment
+    (its header, the new dice, bids to come, the round's scores already counted), as the
+    table had played on: the round stays frozen from its last trick's first roll shown."""
+    game = Game(table(seed=11))
+    seen: list[tuple[int | None, int | None]] = []  # (round frozen, round being shown)
+    roll = game.screen.show_roll
+
+    def rolling(shown: Shown, then: Callable[[], None]) -> None:
+        scored = [e.round_no for e in game.c.queue if isinstance(e, RoundScored)]
+        seen.append((game.c.frozen_round, scored[0] - 1 if scored else None))
+        roll(shown, then)
+
+    game.screen.show_roll = rolling  # type: ignore[method-assign, assignment]
+    await game.begin()
+    await game.play_to_the_end()
+    behind = [(frozen, shown) for frozen, shown in seen if shown is not None]
+    assert len(behind) >= 8  # every round's last dice, at least
+    assert all(frozen == shown for frozen, shown in behind), behind

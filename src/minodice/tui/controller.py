@@ -498,6 +498,11 @@ class TableController:
         if len(self.shown_trick) >= self.table.players:
             self.shown_trick = []
         final = (event.seat, kind.index, ds.face(event.face).code)
+        scored = next((e for e in self.queue if isinstance(e, RoundScored)), None)
+        if scored is not None:
+            # the table has played past this round: its header, dice and scores stay on
+            # screen while its last dice roll (the next round's showed for a moment)
+            self.frozen_round = scored.round_no - 1
         self._showing = True
         self.screen.show_roll(final, lambda: self._landed(final))
 
