@@ -186,12 +186,16 @@ async def test_two_people_and_two_bots_play_a_whole_game(game: SharedGame) -> No
     check_ranking(rows_a, totals)
     top = max(totals.values())
     winners = [n for n in names if totals[n] == top]
+    # names take their direction from their letters (an Arabic name cut short keeps its
+    # start), in every table, sheet and seat
+    assert await game.a.locator(".name:not([dir='auto'])").count() == 0
     verdict = await game.a.locator(".verdict").inner_text()
     assert verdict == await game.b.locator(".verdict").inner_text()
     if len(winners) == 1:
         assert verdict == f"{winners[0]} wins with {top} points!"
     else:
-        assert verdict == f"Shared victory: {', '.join(winners)} with {top} points!"
+        shared = ", ".join(f"\u2068{n}\u2069" for n in winners)  # each name isolated
+        assert verdict == f"Shared victory: {shared} with {top} points!"
     # each page marks its own row
     assert await game.a.locator(f"{FINAL} tr.me th").inner_text() == "Ana"
     assert await game.b.locator(f"{FINAL} tr.me th").inner_text() == "Bea"
@@ -236,7 +240,7 @@ async def test_the_final_ranking_shares_places_on_a_tie(game: SharedGame, pages:
     check_ranking(rows, dict(zip(names, tied, strict=True)))
     assert [place for place, *_ in rows] == [1, 1, 3, 3]
     assert await page.locator(".verdict").inner_text() == \
-        f"Shared victory: {names[0]}, {names[2]} with 40 points!"
+        f"Shared victory: \u2068{names[0]}\u2069, \u2068{names[2]}\u2069 with 40 points!"
 
 
 async def test_a_spectator_never_sees_a_hand(game: SharedGame) -> None:

@@ -40,3 +40,14 @@ export function replace(el, ...children) {
   append(el, children);
   return el;
 }
+
+/** Names joined with commas, each isolated (U+2068 … U+2069): two right-to-left names in
+ * a row otherwise swap places, and one takes the comma and the words around it along. */
+export function nameList(names) {
+  return names.map(isolated).join(", ");
+}
+
+/** One name isolated from the text around it (see nameList). */
+export function isolated(name) {
+  return `\u2068${name}\u2069`;
+}

@@ -3,7 +3,7 @@
 // rounds can be corrected. Games stay on this device (local storage) and the page works
 // offline. Export/import format: docs/PAD.md.
 import { store } from "./api.js";
-import { h, replace } from "./dom.js";
+import { h, nameList, replace } from "./dom.js";
 import { _, capital, lang, word } from "./i18n.js";
 import { EDITIONS, MAX_PLAYERS, MIN_PLAYERS } from "/meta.js";
 import { ROUNDS, bonusValue, checkRound, maxGriffins, ranking, scoreGame } from "./pad-score.js";
@@ -441,7 +441,7 @@ class PadGame {
       h("h2", {}, _("Final ranking")),
       h("p", { class: "verdict" }, winners.length === 1
         ? _("{name} wins with {total} points!", { name: winners[0], total: order[0].total })
-        : _("Shared victory: {names} with {total} points!", { names: winners.join(", "), total: order[0].total })),
+        : _("Shared victory: {names} with {total} points!", { names: nameList(winners), total: order[0].total })),
       h("table", {}, h("tbody", {}, order.map((o) => h("tr", {}, h("td", {}, String(o.place)),
         h("th", { scope: "row" }, this.game.players[o.player]), h("td", {}, String(o.total)))))));
   }

@@ -283,7 +283,7 @@ class ReplayView {
     const seats = h("ol", { class: "replay-seats" }, names.map((name, p) => h("li", {
       class: (trick && trick.winner === p && done ? "winner " : "") + (next === p ? "turn" : ""), "data-seat": p },
     h("div", { class: "seat-line" },
-      h("span", { class: "name", title: name }, name, p === round.starter ? " ★" : ""),
+      h("span", { class: "name", dir: "auto", title: name }, name, p === round.starter ? " ★" : ""),
       h("span", { class: "figures" }, `${_("Bid")} ${round.bids[p]} · ${_("Won")} ${won[p]} · `, h("strong", { class: "total" }, String(totals[p])))),
     h("div", { class: "seat-dice", "aria-label": _("Dice of {name}", { name }) },
       held[p].map((k) => die(game.dice, this.kind(k), null, { size: 26 }))))));

@@ -3,7 +3,7 @@
 // everything; the page shows, asks, and checks the one thing it must not trust: the dice.
 import { api, diceSet, errorText, keepFair, nameProblem, nameRefused, newSeed, serverNow, store, takeSeat } from "./api.js";
 import { die } from "./dice.js";
-import { h, replace } from "./dom.js";
+import { h, isolated, nameList, replace } from "./dom.js";
 import { chanceWithMargin, countUnread, houseRulesLine, marginNote, tableSettings } from "./extras.js";
 import { verifyRecord } from "./fair.js";
 import { _, capital, decimal, word } from "./i18n.js";
@@ -412,7 +412,7 @@ class TablePage {
       h("p", {}, _("{free} of {total} seats are free.", { free, total: v.players.length })),
       houseRulesLine(v.rule_options),
       h("ul", { class: "seats" }, v.players.map((p, i) => h("li", {},
-        p.name ? h("span", { class: "name", title: names[i] }, names[i]) : h("em", {}, _("free seat")),
+        p.name ? h("span", { class: "name", dir: "auto", title: names[i] }, names[i]) : h("em", {}, _("free seat")),
         p.bot ? h("span", { class: "tag" }, botName(p.bot)) : null,
         i === (this.seat && this.seat.seat) ? h("span", { class: "tag you" }, _("you")) : null))),
       invite(link, this.ui),
@@ -469,7 +469,7 @@ class TablePage {
     if (i === v.you) notes.push(_("you"));
     return h("div", { class: "seat" + (acting ? " acting" : "") + (i === v.you ? " me" : "") + (away ? " away" : "") + (i === this.took ? " took" : ""), "data-seat": i },
       // a tap shows the whole name (kept across views until tapped again)
-      h("div", { class: "name" + (this.expanded === i ? " full" : ""), title: name,
+      h("div", { class: "name" + (this.expanded === i ? " full" : ""), dir: "auto", title: name,
         onclick: () => { this.expanded = this.expanded === i ? null : i; this.render(this.view); } },
         i === v.starter ? h("span", { class: "starter", title: _("start player") }, "◆ ", h("span", { class: "sr-only" }, _("start player") + ": ")) : null,
         name, acting ? h("span", { class: "sr-only" }, " · " + _("to act")) : null),
@@ -487,8 +487,8 @@ class TablePage {
     if (v.status === "finished") text = _("The game is over.");
     else if (v.turn && v.phase === "bid") text = _("Your bid: 0 to {n}. Secret until all have bid.", { n: v.round });
     else if (v.turn) text = _("Your turn: choose a die to roll.");
-    else if (v.phase === "bid") text = _("Waiting for bids: {names}", { names: v.to_act.map((s) => names[s]).join(", ") });
-    else text = _("Waiting for {name}…", { name: v.to_act.map((s) => names[s]).join(", ") });
+    else if (v.phase === "bid") text = _("Waiting for bids: {names}", { names: nameList(v.to_act.map((s) => names[s])) });
+    else text = _("Waiting for {name}…", { name: nameList(v.to_act.map((s) => names[s])) });
     return h("p", { class: "prompt" + (v.turn ? " yours" : ""), id: "prompt", tabindex: "-1" }, text,
       h("span", { class: "deadline", id: "deadline" }, this.deadlineText()));
   }
@@ -710,7 +710,7 @@ class TablePage {
         v.status === "playing" ? h("button", { class: "primary", "data-key": "continue", onclick: dismiss },
           v.you !== null ? _("Continue") : _("Close")) : null),
       h("table", {}, h("thead", {}, h("tr", {}, heads.map((t) => h("th", { scope: "col", title: t }, t)))),
-        h("tbody", {}, names.map((n, i) => h("tr", {}, h("th", { scope: "row" }, h("span", { class: "name", title: n }, n)), h("td", {}, String(past.bids[i])),
+        h("tbody", {}, names.map((n, i) => h("tr", {}, h("th", { scope: "row" }, h("span", { class: "name", dir: "auto", title: n }, n)), h("td", {}, String(past.bids[i])),
           h("td", {}, String(past.tricks_won[i])), h("td", {}, signed(past.points[i] - past.bonus[i])),
           bonus ? h("td", {}, past.bonus[i] ? signed(past.bonus[i]) : "") : null, h("td", {}, String(past.totals[i])))))));
   }
@@ -723,7 +723,7 @@ class TablePage {
       h("p", { class: "hint" }, `${_("Bid")}/${_("Won")} · ${_("Total")}`),
       houseRulesLine(v.rule_options),
       h("div", { class: "scroll" }, h("table", {},
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Round")), names.map((n) => h("th", { scope: "col" }, h("span", { class: "name", title: n }, n))))),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Round")), names.map((n) => h("th", { scope: "col" }, h("span", { class: "name", dir: "auto", title: n }, n))))),
         h("tbody", {}, v.history.map((p) => h("tr", {}, h("th", { scope: "row" }, String(p.round)),
           p.totals.map((t, i) => h("td", {}, h("span", { class: "bw" }, `${p.bids[i]}/${p.tricks_won[i]}`), " ", h("strong", {}, String(t))))))))));
   }
@@ -736,7 +736,7 @@ class TablePage {
     const winners = order.filter((i) => v.totals[i] === top);
     const verdict = winners.length === 1
       ? _("{name} wins with {total} points!", { name: names[winners[0]], total: top })
-      : _("Shared victory: {names} with {total} points!", { names: winners.map((w) => names[w]).join(", "), total: top });
+      : _("Shared victory: {names} with {total} points!", { names: nameList(winners.map((w) => names[w])), total: top });
     const seat = this.seat;
     return h("section", { class: "card final", "aria-label": _("Final ranking") },
       h("h2", {}, _("Final ranking")),
@@ -744,7 +744,7 @@ class TablePage {
       h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Place")), h("th", { scope: "col" }, _("Player")), h("th", { scope: "col" }, _("Total")))),
         h("tbody", {}, order.map((i) => h("tr", { class: i === v.you ? "me" : "" },
           h("td", {}, String(1 + v.totals.filter((t) => t > v.totals[i]).length)),
-          h("th", { scope: "row" }, h("span", { class: "name", title: names[i] }, names[i])), h("td", {}, String(v.totals[i])))))),
+          h("th", { scope: "row" }, h("span", { class: "name", dir: "auto", title: names[i] }, names[i])), h("td", {}, String(v.totals[i])))))),
       this.fairnessLine(),
       // someone asked for a rematch: everyone here is told (it was seen only by who asked)
       v.rematch ? h("p", { class: "rematch", role: "status" }, _("A rematch is waiting at a new table.")) : null,
@@ -811,7 +811,7 @@ class TablePage {
     }
     if (finished) lines.push(this.trickWonText(done));
     if (v.bids.every((b) => b !== null) && before.bids && before.bids.some((b) => b === null) && v.round === before.round) {
-      lines.push(_("Bids revealed: {bids}", { bids: v.bids.map((b, i) => `${names[i]} ${b}`).join(", ") }));
+      lines.push(_("Bids revealed: {bids}", { bids: v.bids.map((b, i) => `${isolated(names[i])} ${b}`).join(", ") }));
     }
     const timeouts = [...new Set([...this.heldTimeouts, ...this.timeouts(before, v, rolled)])];
     this.heldTimeouts = [];
