@@ -42,6 +42,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 PHONE: ViewportSize = {"width": 360, "height": 640}
 DESKTOP: ViewportSize = {"width": 1366, "height": 768}
+SIDEWAYS: ViewportSize = {"width": 640, "height": 360}
+SIDEWAYS_WIDE: ViewportSize = {"width": 740, "height": 360}
 LONG_NAME = "Konstantinopolitanischer"
 WIDE_NAME = "W" * 24
 LOCALES = {"en": "en-GB", "de": "de-DE", "nl": "nl-NL", "pt": "pt-BR", "es": "es-ES"}
@@ -102,6 +104,8 @@ async def sit(page: Page, server: LiveServer, players: int, name: str,
     ("nl", PHONE, 5, LONG_NAME),
     ("en", DESKTOP, 3, WIDE_NAME),
     ("es", DESKTOP, 6, LONG_NAME),
+    ("pt", SIDEWAYS, 6, LONG_NAME),  # a phone held sideways: 360 px high
+    ("es", SIDEWAYS_WIDE, 3, WIDE_NAME),
 ])
 async def test_a_whole_game_keeps_the_controls_and_the_seats_on_screen(
         lang: str, viewport: ViewportSize, players: int, name: str, server: LiveServer,

@@ -436,9 +436,11 @@ class TablePage {
       this.promptLine(),
       this.noticeLine(),
       h("div", { class: "felt" }, this.trickPanel(before), this.roundSummary()),
-      v.you !== null ? h("div", { class: "players mine" }, this.seatChip(v.you)) : null,
-      v.you !== null && v.status === "playing" ? this.handPanel() : null,
-      v.phase === "bid" && v.turn ? this.bidPanel() : null);
+      // your seat, dice and bids (beside the table on a phone held sideways)
+      h("div", { class: "controls" },
+        v.you !== null ? h("div", { class: "players mine" }, this.seatChip(v.you)) : null,
+        v.you !== null && v.status === "playing" ? this.handPanel() : null,
+        v.phase === "bid" && v.turn ? this.bidPanel() : null));
   }
 
   /** The other seats as they sit across the top, clockwise from yours (every seat, in
