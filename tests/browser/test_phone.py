@@ -702,3 +702,20 @@ async def rolled_a_pair_by_keyboard(page: Page, rng: random.Random) -> bool:
             assert focused == "prompt", focused
             return True
     return False
+
+
+async def test_the_seat_that_took_a_rounds_last_trick_goes_dark_for_the_next_bidding(
+        server: LiveServer, pages: Pages) -> None:
+    """The seat that took the round's last trick stayed lit through the next round's
+    bidding (until its first roll), like a mark of its own: it is lit for the finished
+    trick's reading time, then goes dark, whether or not anyone bids meanwhile."""
+    page = await pages.new(viewport=PHONE)
+    await sit(page, server, 3, "Ana")
+    await page.locator(BID).first.click()  # round 1: one bid, one die
+    await page.locator(DIE).first.wait_for()
+    await page.locator(DIE).first.click()
+    await page.locator(".seat.took").wait_for()  # the trick went to its winner
+    await page.locator(BID).first.wait_for()  # round 2: Ana's bid is asked
+    await page.wait_for_function("() => !document.querySelector('.seat.took')",
+                                 timeout=2000 + 450 + 3000)
+    assert await page.locator(BID).count() > 0  # still bidding: nobody rolled meanwhile

@@ -128,6 +128,7 @@ class TablePage {
     this.closed = true;
     clearInterval(this.ticker);
     clearTimeout(this.holdTimer);
+    clearTimeout(this.tookTimer);
     window.removeEventListener("resize", this.onResize);
     turnSignal(false, false);
     if (this.ws) this.ws.close();
@@ -269,8 +270,19 @@ class TablePage {
     this.keepFairness(v);
     const finished = this.announce(before, v);
     if (finished && v.status === "playing") this.holdUntil = Date.now() + readingTime();
-    // the trick goes to its winner: their seat lights up while the trick is shown
-    this.took = finished ? this.lastTrick(v).winner : (v.trick.length ? null : this.took);
+    // the trick goes to its winner: their seat lights up while the trick is shown, until
+    // the next trick's first roll; a round's last trick, until its reading time is over
+    // (the seat stayed lit through the next round's bidding, like a mark of its own)
+    this.took = finished ? this.lastTrick(v).winner
+      : (v.trick.length || v.phase === "bid" ? null : this.took);
+    clearTimeout(this.tookTimer);
+    if (finished && v.phase === "bid") {
+      this.tookTimer = setTimeout(() => {
+        if (this.closed || this.took === null || this.held || this.gathering) return;
+        this.took = null;
+        this.render(this.view);
+      }, readingTime() + GATHER_MS + 100);
+    }
     const yours = Boolean(v.turn) && v.status === "playing";
     turnSignal(yours, yours && (!before || before.turn !== v.turn));
     this.render(before);
