@@ -250,10 +250,14 @@ def bad_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return paths
 
 
-def assert_one_clean_error(code: int, stdout: str, stderr: str, as_json: bool) -> None:
+def assert_one_clean_error(code: int, stdout: str, stderr: str, as_json: bool,
+                           unread: bool = False) -> None:
+    """One line, status 1: "invalid record: WHY", or for a path nothing was read from
+    (``unread``: a folder, no such file) only "cannot read PATH: WHY"."""
     assert code == 1, stderr
     assert "Traceback" not in stderr + stdout
-    assert stderr.startswith("minodice replay: invalid record: ")
+    assert stderr.startswith("minodice replay: cannot read " if unread
+                             else "minodice replay: invalid record: "), stderr
     assert stderr.count("\n") == 1  # one line
     if as_json:
         error = json.loads(stdout)["error"]
@@ -267,7 +271,8 @@ def assert_one_clean_error(code: int, stdout: str, stderr: str, as_json: bool) -
 def test_broken_input_is_one_clean_error(name: str, bad_inputs: dict[str, Path]) -> None:
     proc = cli("replay", "--json", str(bad_inputs[name]))
     assert_one_clean_error(proc.returncode, proc.stdout.decode(),
-                           proc.stderr.decode("utf-8", "replace"), as_json=True)
+                           proc.stderr.decode("utf-8", "replace"), as_json=True,
+                           unread=name in BAD_PATHS)
 
 
 @pytest.mark.parametrize("name", BAD_NAMES)
@@ -275,7 +280,8 @@ def test_broken_input_in_process(name: str, bad_inputs: dict[str, Path]) -> None
     result = CliRunner().invoke(app, ["replay", str(bad_inputs[name])])
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(
         result.exception)
-    assert_one_clean_error(result.exit_code, result.stdout, result.stderr, as_json=False)
+    assert_one_clean_error(result.exit_code, result.stdout, result.stderr, as_json=False,
+                           unread=name in BAD_PATHS)
 
 
 @pytest.mark.parametrize("name", ["empty", "truncated", "binary", "utf-16", "deep-array",

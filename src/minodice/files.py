@@ -50,19 +50,25 @@ def _open_without_waiting(path: Path) -> BinaryIO:
         raise
 
 
+class UnreadableError(ValueError):
+    """Nothing was read (no such file, a folder, no permission), as against a file read
+    whose text is no record (not UTF-8, too large): a reader may say the two apart."""
+
+
 def read_text(path: Path, limit: int = MAX_RECORD_BYTES) -> str:
-    """The file's UTF-8 text; ``ValueError`` with a one-line reason if it cannot be read."""
+    """The file's UTF-8 text; ``ValueError`` with a one-line reason if it cannot be read
+    (:class:`UnreadableError` where the file could not be opened or read at all)."""
     try:
         with _open_without_waiting(path) as fh:
             return read_capped(fh, path, limit)
     except FileNotFoundError:
-        raise ValueError(f"cannot read {path}: no such file") from None
+        raise UnreadableError(f"cannot read {path}: no such file") from None
     except IsADirectoryError:
-        raise ValueError(f"cannot read {path}: it is a folder") from None
+        raise UnreadableError(f"cannot read {path}: it is a folder") from None
     except MemoryError:
         raise _too_big(path, limit) from None
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+        raise UnreadableError(f"cannot read {path}: {exc.strerror}") from None
 
 
 # -- one process at a time ---------------------------------------------------------------------

@@ -42,7 +42,7 @@ from minodice.core.errors import InvalidRecordError
 from minodice.core.record import LoadedRecord, export_record, parse_record, summarize
 from minodice.core.rules import RuleOptions, Variant
 from minodice.core.state import GameConfig, GameState
-from minodice.files import read_capped, read_text
+from minodice.files import UnreadableError, read_capped, read_text
 from minodice.play.match import distinct_names, play_bot_game
 from minodice.play.simulate import SimulationSummary, game_rng, play_random_game, simulate
 from minodice.text.replay import render_replay
@@ -50,8 +50,8 @@ from minodice.text.safe import json_text, one_line, printable
 
 
 class UnreadRecordError(InvalidRecordError):
-    """No record was read (no such file, a folder, no permission): said as such, not as
-    an invalid record; a script reading ``--json`` gets the same error object."""
+    """No record was read (no such file, a folder, no permission, no path): said as such,
+    not as an invalid record; a script reading ``--json`` gets the same error object."""
 
 
 def read_record_text(file: str) -> str:
@@ -63,8 +63,10 @@ def read_record_text(file: str) -> str:
         if file == "-":
             return read_capped(sys.stdin.buffer, "standard input")
         return read_text(Path(file))
-    except ValueError as exc:
+    except UnreadableError as exc:
         raise UnreadRecordError(str(exc)) from None
+    except ValueError as exc:  # read, but no text of a record (not UTF-8, too large)
+        raise InvalidRecordError(str(exc)) from None
 
 
 def exit_invalid_record(command: str, exc: InvalidRecordError, as_json: bool,
