@@ -219,9 +219,10 @@ def serve(
     release: Callable[[], None] = lambda: None  # noqa: E731 - until the database is claimed
     try:
         # claimed first: a second server (a newer release, say) must not even upgrade it
-        release = (claim_postgresql(engine_url(url), shared=redis is not None)
-                   if url is not None and not url.startswith("sqlite")
-                   else claim_sqlite(made_folder(Path(path))) if url is None else release)
+        if url is None:
+            release = claim_sqlite(made_folder(Path(path)))
+        elif not url.startswith("sqlite"):
+            release = claim_postgresql(engine_url(url), shared=redis is not None)
         store = Store(url, durable) if url is not None else Store.sqlite(Path(path), durable)
     except DatabaseInUseError as exc:
         release()
