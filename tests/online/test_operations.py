@@ -428,6 +428,46 @@ async def test_ctrl_c_while_the_bot_workers_start_writes_no_traceback(tmp_path: 
         assert json.loads(line), line
 
 
+async def test_a_server_stopped_by_sigterm_ends_cleanly_and_lets_go_of_its_database(
+        tmp_path: Path) -> None:
+    """SIGTERM (a service manager's stop): uvicorn stops gracefully, then sent the signal
+    again to the default handler, which ended the process before its claim's lock file was
+    removed (left beside the database) and before the bot pools' semaphores were let go
+    (multiprocessing's tracker printed a plain-text warning among the JSON lines). Now it
+    ends as asked, exit 0, with nothing left and nothing but JSON said."""
+    port = free_port()
+    err = tmp_path / "stderr"
+    with err.open("wb") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "minodice", "serve", "--port", str(port), "--db",
+             str(tmp_path / "t.db"), "--bot-workers", "2", "--log-format", "json"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        async with httpx.AsyncClient(timeout=5) as http:
+            deadline = time.monotonic() + 60  # a hang guard
+            while True:
+                assert proc.poll() is None, err.read_text()
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await http.get(f"http://127.0.0.1:{port}/readyz")).status_code == 200:
+                        break
+                assert time.monotonic() < deadline, err.read_text()
+                await asyncio.sleep(0.05)
+            answer = await http.post(f"http://127.0.0.1:{port}/api/tables",
+                                     json={"players": 3, "bots": ["easy"] * 3})
+            assert answer.status_code == 201, answer.text
+        assert (tmp_path / ".t.db.lock").exists()
+        await asyncio.sleep(2)  # the workers up and playing
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    time.sleep(0.5)  # the resource tracker, a process of its own, speaks as it ends
+    assert not (tmp_path / ".t.db.lock").exists()
+    for line in err.read_bytes().splitlines():
+        assert line.startswith(b"{"), line
+
+
 def test_serve_with_json_logs_says_why_it_cannot_start_in_json(tmp_path: Path) -> None:
     """A failure to start is a log record too (an error), not a plain line."""
     with socket.socket() as taken:
@@ -467,8 +507,57 @@ def test_a_second_server_on_one_database_is_refused_naming_the_first(
             f"minodice serve: another minodice serve (process {first.proc.pid}) is using the "
             f"database {first.db}: stop it first, or give this one a database of its own "
             "(--db)\n")
+        # the same file named as SQLAlchemy's URL is the same file (it was let in)
+        # (a process of its own: one let in would serve until the time-out)
+        by_url = subprocess.run(
+            [sys.executable, "-m", "minodice", "serve", "--port", str(free_port()), "--db",
+             f"sqlite:///{first.db}"],
+            capture_output=True, text=True, timeout=60, check=False)
+        assert by_url.returncode == 1, by_url.stderr
+        assert by_url.stderr == second.output
         assert (tmp_path / "db1.sqlite3").read_bytes() == before
         assert first.get(f"/api/tables/{table}")["status"] == "waiting"  # untouched
         first.kill9()
         again = start(db=first.db)  # the lock died with its process
         assert again.get(f"/api/tables/{table}")["status"] == "waiting"
+
+
+def test_join_says_when_its_server_is_gone_and_when_it_is_back(tmp_path: Path) -> None:
+    """``minodice join`` tries again and again while its server is gone (a restart), and
+    said nothing meanwhile: a person watching took the silence for a slow game. Now it
+    says the connection is lost, once, and that it is back; the game is then played on."""
+    from live_server import servers
+
+    def wait_for(text: str, file: Path, what: str) -> None:
+        deadline = time.monotonic() + 60  # a hang guard
+        while text not in file.read_text():
+            assert join.poll() is None, file.read_text()
+            assert time.monotonic() < deadline, f"{what}: {file.read_text()}"
+            time.sleep(0.05)
+
+    out, err = tmp_path / "join.out", tmp_path / "join.err"
+    with servers(tmp_path, options=("--bot-delay", "0.15")) as start:
+        server = start()
+        table = server.post("/api/tables", {"players": 3, "bots": ["easy", "easy", None]})[
+            "table"]
+        with out.open("wb") as out_file, err.open("wb") as err_file:
+            join = subprocess.Popen(
+                [sys.executable, "-m", "minodice", "join", f"{server.base}/t/{table}",
+                 "--bot", "random"], stdin=subprocess.DEVNULL, stdout=out_file,
+                stderr=err_file)
+        try:
+            wait_for("seated as", out, "not seated")
+            time.sleep(1)  # the game under way
+            server.kill9()
+            wait_for("[connection] lost", err, "the loss not said")
+            time.sleep(1)  # several tries meanwhile
+            server.start()
+            assert join.wait(timeout=120) == 0, err.read_text()
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                join.kill()
+    said = err.read_text().splitlines()
+    assert said.count("[connection] lost; trying again until the server answers (Ctrl+C "
+                      "stops)") == 1, said
+    assert said.count("[connection] back; playing on") == 1, said
+    assert out.read_text().splitlines()[-1].startswith("final: ")

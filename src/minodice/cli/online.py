@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import re
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, Optional
@@ -269,6 +270,11 @@ def serve(
     # X-Forwarded-For only from the named proxies (uvicorn's default trusts 127.0.0.1: any
     # local process, or a proxy passing on what its clients claim, could pose as anyone).
     # Slow and half-open connections are closed, and capped (server/connections.py).
+    # uvicorn stops gracefully on SIGTERM, then sends it again to the handler it found:
+    # the default one ended the process there, before the claim's lock file was removed and
+    # before multiprocessing let go of the pools' semaphores (its tracker then printed a
+    # plain-text warning among the JSON log). Ours ends it as a stop asked for: exit 0.
+    previous_term = signal.signal(signal.SIGTERM, stopped_by_signal)
     try:
         uvicorn.run(application, host=host, port=port, access_log=False, log_level="warning",
                     ws_max_size=65536, ws_ping_interval=20, ws_ping_timeout=20,
@@ -281,8 +287,20 @@ def serve(
                     timeout_keep_alive=5, backlog=2048,
                     # JSON logs: uvicorn's own lines go through the root logger's JSON handler.
                     log_config=None if log_format == "json" else LOGGING_CONFIG)
+    except StoppedBySignal:
+        pass
     finally:
+        signal.signal(signal.SIGTERM, previous_term)
         release()
+
+
+class StoppedBySignal(BaseException):
+    """SIGTERM after uvicorn's graceful stop: the server ends as asked (a BaseException,
+    as KeyboardInterrupt is: no `except Exception` on the way may take it for a failure)."""
+
+
+def stopped_by_signal(signum: int, frame: object) -> None:
+    raise StoppedBySignal
 
 
 def default_seat_name(bot: str) -> str:
@@ -323,8 +341,28 @@ def db_option(db: str | None) -> tuple[str | None, str]:
     """What the store is named by: ``--db``, else ``$MINODICE_DB`` (a file or a URL alike),
     else ``None`` (the default file); and the option to name in a refusal."""
     if db is not None:
-        return db, "--db"
-    return os.environ.get("MINODICE_DB") or None, "--db (from $MINODICE_DB)"
+        return sqlite_file_named(db), "--db"
+    named = os.environ.get("MINODICE_DB") or None
+    return (sqlite_file_named(named) if named is not None else None,
+            "--db (from $MINODICE_DB)")
+
+
+def sqlite_file_named(db: str) -> str:
+    """``db``, or the file of a ``sqlite:///FILE`` URL as a plain name: a file is a file
+    however it is named, so it gets a file's checks and its claim (a second server on it
+    named by URL started beside the first). An in-memory database, or a URL with options,
+    stays a URL."""
+    from sqlalchemy.engine import make_url
+
+    if not db.startswith("sqlite:///"):
+        return db
+    try:
+        parsed = make_url(db)
+    except Exception:  # said by database_url, which reads it again
+        return db
+    if parsed.query or not parsed.database or parsed.database == ":memory:":
+        return db
+    return parsed.database
 
 
 def database_url(db: str | None, hint: str = "--db") -> str | None:
@@ -464,7 +502,14 @@ def join(
         if not quiet:
             typer.echo(f"seated as {printable(ticket.name)} (seat {ticket.seat + 1}) at "
                        f"{ticket.table}; playing with {bot}")
-        return await play_seat(ticket, bot_decider(engine_bot), show)
+        return await play_seat(ticket, bot_decider(engine_bot), show,
+                               on_connection=connection)
+
+    def connection(back: bool) -> None:
+        if not quiet:
+            typer.echo("[connection] back; playing on" if back else
+                       "[connection] lost; trying again until the server answers (Ctrl+C "
+                       "stops)", err=True)
 
     try:
         final = asyncio.run(run())

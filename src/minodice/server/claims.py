@@ -13,7 +13,9 @@ refused at start, naming the first:
 
 A process just killed may still hold its claim for a moment (its database connection is
 closed by the database server once it notices): a claim is tried for a few seconds. A
-server stopped by a signal leaves the lock's file behind, let go of: the next one takes it.
+server stopped by SIGTERM or Ctrl+C removes the lock's file; one killed outright leaves it
+behind, let go of: the next one takes it. A ``sqlite:///FILE`` URL is claimed as its file
+(cli/online.py reads it as one).
 """
 
 from __future__ import annotations
