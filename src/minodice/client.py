@@ -223,11 +223,15 @@ async def play(
     decide: Decide,
     on_message: Callable[[dict[str, Any]], None] | None = None,
     reconnect: bool = True,
+    on_connection: Callable[[bool], None] | None = None,
 ) -> dict[str, Any]:
     """Play the seat until the game is over; returns the last view.
 
     Answers each view that names a ``turn`` for this seat once; reconnects after a dropped
     connection (a reconnecting client gets the whole view again) unless told not to.
+    ``on_connection`` hears ``False`` once as a connection is lost (the client then tries
+    again and again, a server being restarted) and ``True`` once it is back: a person
+    watching must not take the silence in between for a game still going.
     """
     answered: str | None = None
     revealed = False
@@ -235,6 +239,7 @@ async def play(
     best: dict[str, Any] = {}
     best_seq = -1
     delay = 0.2
+    lost = False
     while True:
         try:
             async with websockets.connect(ticket.ws_url, max_size=2**22) as ws:
@@ -242,6 +247,9 @@ async def play(
                 # did not see a change (same seq) since the last connection dropped.
                 fresh = True
                 delay = 0.2
+                if lost and on_connection is not None:
+                    on_connection(True)
+                lost = False
                 async for raw in ws:
                     try:
                         read = read_server_message(raw)
@@ -283,6 +291,9 @@ async def play(
         except (OSError, websockets.ConnectionClosed, websockets.InvalidHandshake):
             if not reconnect:
                 raise ClientError("the connection closed before the game ended") from None
+            if not lost and on_connection is not None:
+                on_connection(False)
+            lost = True
             answered = None  # the answer may not have arrived: answer the view again
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
