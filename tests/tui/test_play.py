@@ -79,6 +79,27 @@ async def test_resizing_keeps_the_table_whole(tmp_path: Path, size: tuple[int, i
         assert app.mode in ("play", "ack", "wait") or isinstance(app.screen, PageScreen)
 
 
+async def test_a_resized_terminal_draws_the_table_for_its_new_size(tmp_path: Path) -> None:
+    """Each panel is fitted to its width; after a resize it kept the old width until the
+    next move (the rolled dice one kind a line in a wide panel, the headings cut short)."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot, app)
+        narrow = screen_text(app)
+        assert not any("minotaur 0/1" in line and "griffin 0/3" in line
+                       for line in narrow.splitlines())
+        await pilot.resize_terminal(140, 40)
+        await pilot.pause()
+        await pilot.pause()
+        wide = screen_text(app)
+        assert any("minotaur 0/1" in line and "griffin 0/3" in line
+                   for line in wide.splitlines()), wide
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.pause()
+        assert screen_text(app) == narrow
+
+
 async def test_help_pages_rules_faces_and_advisor(tmp_path: Path) -> None:
     app = make_app(tmp_path, lang="es")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -107,6 +107,14 @@ TONE_STYLES = {Tone.PLAIN: "", Tone.STRONG: "bold", Tone.GOOD: "bold green",
 __all__ = ["TableApp", "save_table", "short_path"]
 
 
+class Panel(Static):
+    """A part of the table, drawn to its size: drawn again when its size changes."""
+
+    def on_resize(self) -> None:
+        if isinstance(self.app, TableApp):
+            self.app.panel_resized()
+
+
 class TableApp(App[None]):
     """Mino Dice at one terminal: the controller's screen."""
 
@@ -138,6 +146,8 @@ class TableApp(App[None]):
         self.delay = delay
         self.rolling: tuple[int, int, str] | None = None  # a die in the air: a face shown
         self._signals: list[int] = []  # the signals this app answers (see HANG_UPS)
+        self.table_drawn = False  # the table drawn once: a resize draws it again
+        self.redraw_pending = False
         self._hanging_up: asyncio.Task[None] | None = None
 
     # -- the controller's state, as the app's (for the command and the tests) -------------
@@ -213,14 +223,14 @@ class TableApp(App[None]):
     # -- layout ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static(id="header")
+        yield Panel(id="header")
         with Horizontal(id="table"):
-            yield Static(id="dice")
-            yield Static(id="trick")
-            yield Static(id="players")
-        yield Static(id="log")
-        yield Static(id="prompt")
-        yield Static(id="keys")
+            yield Panel(id="dice")
+            yield Panel(id="trick")
+            yield Panel(id="players")
+        yield Panel(id="log")
+        yield Panel(id="prompt")
+        yield Panel(id="keys")
 
     def on_mount(self) -> None:
         self.title = self.controller.words.title()
@@ -228,7 +238,20 @@ class TableApp(App[None]):
             self.catch_hang_ups()
         self.controller.begin()
         self.refresh_table()
+        self.table_drawn = True
         self.call_after_refresh(self.controller.next_decision)
+
+    def panel_resized(self) -> None:
+        """A panel has a new size (the terminal's changed): draw the table again, once for
+        all the panels resized together. Each is fitted to its width (names, headings, the
+        dice rolled, the keys) and was otherwise kept at the old one until the next move."""
+        if self.table_drawn and not self.redraw_pending:
+            self.redraw_pending = True
+            self.call_later(self.redraw_for_size)
+
+    def redraw_for_size(self) -> None:
+        self.redraw_pending = False
+        self.refresh_table()
 
     def on_unmount(self) -> None:
         self.release_hang_ups()
