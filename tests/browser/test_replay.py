@@ -302,6 +302,49 @@ async def test_a_six_player_replay_fits_a_phone(server: LiveServer, pages: Pages
     assert await overflowing(page) == []
 
 
+#: The words of each roll's label that lie on more than one line.
+BROKEN_WORDS = """() => [...document.querySelectorAll(".replay-trick .rolls .label")]
+  .flatMap((label) => {
+    const text = label.firstChild;
+    const broken = [];
+    for (const m of text.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(text, m.index);
+      range.setEnd(text, m.index + m[0].length);
+      const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      if (lines.size > 1) broken.push(m[0]);
+    }
+    return broken;
+  })"""
+
+
+async def test_a_replay_at_200_percent_text_keeps_names_and_whole_words(
+        server: LiveServer, pages: Pages, tmp_path: Path) -> None:
+    """Text at 200% on a phone, in Dutch, names of ten letters: the seats' figures pushed
+    the names out of sight ("M..") and past the card's edge, and a roll's label broke
+    inside a word where the row of rolls was full. Now the figures go below the name,
+    and labels break between words."""
+    table = server.finished_bot_game(4)
+    record = server.get(f"/api/tables/{table}/record")
+    record["players"] = ["Maximilian", "Bartholome", "Wilhelmina", "Anastasiya"]
+    page = await open_record_file(pages, server, tmp_path / "game.json", record)
+    await page.select_option("#lang", "nl")
+    await page.evaluate("document.documentElement.style.fontSize = '200%'")
+    labels = page.locator(".replay-trick .rolls .label")
+    names = page.locator(".seat-line .name")
+    checked = 0
+    for _ in range(80):  # the first tricks with four dice on the table
+        await page.locator("#replay-next").click()
+        widths = await names.evaluate_all("(ns) => ns.map((n) => n.clientWidth / "
+                                          "parseFloat(getComputedStyle(n).fontSize))")
+        assert min(widths) >= 4, widths  # four letters of a name at least, in ems
+        if await labels.count() == 4:
+            assert await page.evaluate(BROKEN_WORDS) == []
+            checked += 1
+    assert checked >= 12
+    assert await overflowing(page) == []
+
+
 async def test_a_record_file_is_analysed_too(tmp_path: Path, pages: Pages) -> None:
     """A record opened from a file (a game of ``minodice play``, or one another program
     wrote) offers "Analyse" as a finished table does: the page sends it and shows the same
