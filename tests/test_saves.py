@@ -347,6 +347,33 @@ def test_the_printed_resume_command_runs_as_printed(tmp_path: Path, terminals: l
     assert note_after(again, "Continue it with:") == command
 
 
+def test_the_printed_resume_command_runs_with_an_outside_bot_from_another_folder(
+        tmp_path: Path, terminals: list[Terminal]) -> None:
+    """A game against ``mybot.py:Class`` started in the bot's folder: the printed command
+    lacked --trust-bots (the game refused to load the bot), and the bot's file was looked
+    for in the folder the game was continued from."""
+    bots = tmp_path / "my bots"
+    bots.mkdir()
+    shutil.copy(Path(__file__).parent / "plugins" / "outside_bot.py", bots / "mybot.py")
+    folder = tmp_path / "games"
+    python = shlex.quote(sys.executable)
+    start = Terminal(["/bin/sh", "-c", f"cd {shlex.quote(str(bots))} && exec {python} -m "
+                      f"minodice play --delay 0 --games-dir {shlex.quote(str(folder))} "
+                      "--bots mybot.py:FirstLegalBot"])
+    terminals.append(start)
+    start.wait_for(READY)
+    start.press("q")
+    assert start.finish() == 0
+    command = note_after(start, "Continue it with:")
+    assert command.endswith(" --trust-bots")
+    again = Terminal(["/bin/sh", "-c", f"cd {shlex.quote(str(tmp_path))} && {command}"])
+    terminals.append(again)
+    again.wait_for(READY)
+    again.press("q")
+    assert again.finish() == 0
+    assert note_after(again, "Continue it with:") == command
+
+
 # -- minodice games and play --continue ----------------------------------------------------------
 
 

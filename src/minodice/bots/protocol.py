@@ -76,6 +76,16 @@ def check_spec(spec: str) -> None:
         raise BotError(f"bot {spec!r}: expected path/to/file.py:ClassName")
 
 
+def located_spec(spec: str) -> str:
+    """``spec`` with its ``file.py`` named by its whole path: a saved game names its bots,
+    and is continued from any folder (``mybot.py:Bot`` was looked for in the folder the
+    game was continued from). Other names are returned as they are."""
+    where, colon, class_name = spec.strip().rpartition(":")
+    if colon and where.endswith(".py"):
+        return f"{Path(where).resolve()}:{class_name}"
+    return spec
+
+
 def load_in_process(spec: str) -> BotFactory:
     """Import the bot ``spec`` into *this* process: only the bot's own process (the
     sandbox's child) does this for an outside bot."""

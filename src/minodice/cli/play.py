@@ -19,7 +19,7 @@ from typing import Annotated, NoReturn, Optional
 
 import typer
 
-from minodice.bots.protocol import BotError
+from minodice.bots.protocol import BotError, located_spec
 from minodice.cli.common import (
     LEVELS,
     Edition,
@@ -350,7 +350,8 @@ def _new_table(players: int, name: list[str] | None, bots: str, edition: Edition
     if len(people) > players:
         raise typer.BadParameter(f"{len(people)} people for {players} seats",
                                  param_hint="--name")
-    levels = lineup(bots, players - len(people), "bot seats") if len(people) < players else []
+    levels = [located_spec(level) for level in
+              lineup(bots, players - len(people), "bot seats")] if len(people) < players else []
     game_seed = seed if seed is not None else secrets.randbelow(10**9)
     table = new_table(players, people, levels or ["easy"], edition.value, variant.value,
                       game_seed, options=options)

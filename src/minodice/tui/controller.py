@@ -789,6 +789,10 @@ class TableController:
     def continue_note(self) -> str:
         assert self.save_path is not None
         command = f"{self.command} play --resume {shlex.quote(str(self.save_path))}"
+        if any(seat.bot is not None and seat.bot not in BUILTIN_BOTS
+               for seat in self.table.seats):
+            # an outside bot is code, loaded again only when asked: this person chose it
+            command += " --trust-bots"
         return self._("Game saved. Continue it with: {command}").format(command=command)
 
     def quit_and_save(self) -> None:
