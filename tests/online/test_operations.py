@@ -76,6 +76,34 @@ def test_alive_and_ready_and_unready_when_the_schema_is_not_current(tmp_path: Pa
         assert not {"/healthz", "/readyz", "/metrics"} & set(paths)
 
 
+def test_unready_while_the_disk_of_a_sqlite_store_is_full(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk refused every move ("unavailable") while /readyz said ready: an
+    operator's monitor saw nothing wrong. It says why now, and is ready once there is room."""
+    import shutil
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    free = [0]
+    real = shutil.disk_usage
+    folder = tmp_path.absolute()
+
+    def disk_usage(path: Any) -> Any:
+        if Path(path) == folder:
+            return usage(10**9, 10**9 - free[0], free[0])
+        return real(path)
+
+    monkeypatch.setattr(shutil, "disk_usage", disk_usage)
+    store = Store.sqlite(tmp_path / "tables.sqlite3")
+    with TestClient(app_on(store)) as client:
+        unready = client.get("/readyz")
+        assert unready.status_code == 503
+        assert unready.json()["store"] == ("the disk of the database is full (0 bytes free): "
+                                           "moves cannot be saved")
+        free[0] = 10**8
+        assert client.get("/readyz").status_code == 200
+
+
 def test_metrics_count_tables_connections_actions_and_their_latency(tmp_path: Path) -> None:
     store = Store.sqlite(tmp_path / "tables.sqlite3")
     with TestClient(app_on(store)) as client:

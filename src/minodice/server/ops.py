@@ -3,7 +3,8 @@
 - ``GET /healthz``: the process answers (its event loop runs): 200 ``{"status": "alive"}``.
   A load balancer restarts a process that stops answering it.
 - ``GET /readyz``: the process can serve tables now: the store answers and its schema is
-  this release's (migrations current). 503 with the reason otherwise, so that a load
+  this release's (migrations current), and a SQLite file's disk has room for a move's
+  commit. 503 with the reason otherwise, so that a load
   balancer sends people elsewhere while the database is away, without restarting us.
 - ``GET /metrics``: Prometheus's text format, from the standard client library (metric
   names below). Counters are totals since the start; Prometheus's ``rate()`` makes them

@@ -53,6 +53,7 @@ import contextlib
 import json
 import logging
 import math
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -209,6 +210,10 @@ Write = Callable[[Connection], None]
 #: the pool's check (see ``Store.__init__``).
 WRITER_IDLE = 2.0
 
+#: Bytes a SQLite store's disk must have free to be ready: a move's commit writes a few
+#: pages, and a disk with less is full for it (``/readyz``).
+READY_FREE_BYTES = 1 << 20
+
 #: Loop commits (see the module docstring) between two checkpoints of the WAL on the
 #: store's thread: SQLite's own automatic checkpoint is every 1,000 pages, and a loop
 #: commit writes two to four.
@@ -357,6 +362,10 @@ class Store:
         # its first commit; None where commits stay on the thread (a URL with options, a
         # URI filename say, is opened as SQLAlchemy opens it: on the thread).
         self._here_path: str | None = None
+        # the file of a SQLite store, whose disk /readyz watches
+        self.file: Path | None = None
+        if sqlite and not memory and (name := self.engine.url.database):
+            self.file = Path(name)
         if (sqlite and not memory and not durable and not self.engine.url.query
                 and (database := self.engine.url.database) not in (None, "", ":memory:")):
             self._here_path = database
@@ -767,6 +776,15 @@ class Store:
             return f"the database does not answer: {_why(exc)}"
         if revision != migrations.head():
             return f"the database's schema is {revision}, this release's {migrations.head()}"
+        if self.file is not None:
+            # A full disk is said by every move refused ("unavailable"), and was ready here.
+            try:
+                free = shutil.disk_usage(self.file.absolute().parent).free
+            except OSError:
+                free = None
+            if free is not None and free < READY_FREE_BYTES:
+                return (f"the disk of the database is full ({free} bytes free): moves "
+                        "cannot be saved")
         return None
 
     def close(self, checkpoint: bool = True) -> None:
