@@ -155,6 +155,43 @@ def test_one_process_alone_or_one_cluster_per_database(tmp_path: Path, postgres_
     claims.claim_postgresql(claims_url(postgres_url), shared=False, wait=30)()  # free again
 
 
+def test_a_claim_lost_with_its_connection_is_taken_again(postgres_url: str) -> None:
+    """PostgreSQL restarted lets go of every session's advisory locks: the claim was gone
+    for the rest of the server's life, and a second server could start beside it. Its
+    session cut (as a restart does), the claim is held again on a new one."""
+    from sqlalchemy import create_engine
+    from sqlalchemy import text as sql
+
+    import minodice.server.claims as claims
+
+    url = claims_url(postgres_url)
+    holder = ("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = :key "
+              "AND granted")
+    watcher = create_engine(url)
+    release = claims.claim_postgresql(url, shared=False, wait=30, check_every=0.2)
+    try:
+        with watcher.connect() as conn:
+            pids: list[int] = list(conn.execute(sql(holder), {"key": claims.CLAIM_KEY}).scalars())
+            [first] = pids
+            assert conn.execute(sql("SELECT pg_terminate_backend(:pid)"),
+                                {"pid": first}).scalar()
+        deadline = time.monotonic() + 30
+        while True:
+            with watcher.connect() as conn:
+                now: list[int] = list(
+                    conn.execute(sql(holder), {"key": claims.CLAIM_KEY}).scalars())
+            if now and now != [first]:
+                break
+            assert time.monotonic() < deadline, "the claim was not taken again"
+            time.sleep(0.1)
+        with pytest.raises(claims.DatabaseInUseError):
+            claims.claim_postgresql(url, shared=False, wait=0.3)
+    finally:
+        release()
+        watcher.dispose()
+    claims.claim_postgresql(url, shared=False, wait=30)()  # let go of at the end
+
+
 def claims_url(url: str) -> str:
     from minodice.server.store import engine_url
 

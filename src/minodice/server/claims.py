@@ -10,6 +10,8 @@ refused at start, naming the first:
 - PostgreSQL: an advisory lock held by a connection of its own for the process's life,
   exclusive for a process alone, shared by the processes of one cluster (``--redis``): a
   process alone is refused beside a cluster, and a cluster's process beside one alone.
+  The lock goes with its session (PostgreSQL restarted): a thread checks it every few
+  seconds and takes it again.
 
 A process just killed may still hold its claim for a moment (its database connection is
 closed by the database server once it notices): a claim is tried for a few seconds. A
@@ -20,6 +22,8 @@ behind, let go of: the next one takes it. A ``sqlite:///FILE`` URL is claimed as
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -32,6 +36,10 @@ from minodice.files import FileLock, LockHeldError
 CLAIM_KEY = 5410720
 #: How long a claim is tried before it is refused: a process killed a moment ago lets go.
 CLAIM_WAIT = 5.0
+#: Seconds between two checks that a PostgreSQL claim's session is still there.
+CLAIM_CHECK = 5.0
+
+log = logging.getLogger(__name__)
 
 
 class DatabaseInUseError(Exception):
@@ -56,8 +64,8 @@ def claim_sqlite(path: Path, wait: float | None = None) -> Callable[[], None]:
         return lock.release
 
 
-def claim_postgresql(url: str, shared: bool,
-                     wait: float | None = None) -> Callable[[], None]:
+def claim_postgresql(url: str, shared: bool, wait: float | None = None,
+                     check_every: float | None = None) -> Callable[[], None]:
     """Hold the PostgreSQL database at SQLAlchemy's ``url`` for this process (``shared``:
     as one of a cluster's): its release, or :class:`DatabaseInUseError`; SQLAlchemy's
     errors where the database does not answer."""
@@ -69,8 +77,9 @@ def claim_postgresql(url: str, shared: bool,
     conn: Any = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
     kind = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
     deadline = time.monotonic() + (CLAIM_WAIT if wait is None else wait)
+    take = text(f"SELECT {kind}(:key)")
     try:
-        while not conn.execute(text(f"SELECT {kind}(:key)"), {"key": CLAIM_KEY}).scalar():
+        while not conn.execute(take, {"key": CLAIM_KEY}).scalar():
             if time.monotonic() >= deadline:
                 raise DatabaseInUseError(
                     "a minodice serve without --redis is using this database: stop it, or "
@@ -83,11 +92,48 @@ def claim_postgresql(url: str, shared: bool,
         engine.dispose()
         raise
 
+    held = [conn]  # the connection holding the lock now (the keeper's, once started)
+    stop = threading.Event()
+
+    def keep() -> None:
+        """The lock lives with its session: PostgreSQL restarted (or the connection cut)
+        lets go of it, and a second server could then claim the database beside this one.
+        Checked every CLAIM_CHECK seconds, and taken again on a new connection."""
+        lost = False
+        while not stop.wait(CLAIM_CHECK if check_every is None else check_every):
+            try:
+                held[0].execute(text("SELECT 1"))
+                continue
+            except Exception:  # whatever the driver says: the session is gone
+                with suppress(Exception):
+                    held[0].close()
+            try:
+                again: Any = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+            except Exception:  # the database still away: tried again later
+                continue
+            held[0] = again
+            if again.execute(take, {"key": CLAIM_KEY}).scalar():
+                log.warning("the claim on the database was lost with its connection "
+                            "(PostgreSQL restarted?) and is held again")
+                lost = False
+            else:
+                if not lost:
+                    log.error("the claim on the database was lost with its connection, and "
+                              "another minodice serve holds it now: stop one of them")
+                lost = True
+                with suppress(Exception):
+                    again.close()  # the next check fails, and tries again
+
+    keeper = threading.Thread(target=keep, name="minodice-claim", daemon=True)
+    keeper.start()
+
     def release() -> None:
         # the database server lets go of the lock with the session (one gone meanwhile
         # has let go already)
+        stop.set()
+        keeper.join(timeout=10)
         with suppress(Exception):
-            conn.close()
+            held[0].close()
         engine.dispose()
 
     return release
