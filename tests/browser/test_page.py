@@ -27,6 +27,7 @@ from .pages import (
     FINAL,
     Frames,
     decide,
+    overflowing,
     play_to_end,
     play_until_mid_trick,
     round_number,
@@ -241,6 +242,46 @@ async def test_the_final_ranking_shares_places_on_a_tie(game: SharedGame, pages:
     assert [place for place, *_ in rows] == [1, 1, 3, 3]
     assert await page.locator(".verdict").inner_text() == \
         f"Shared victory: \u2068{names[0]}\u2069, \u2068{names[2]}\u2069 with 40 points!"
+
+
+async def test_the_final_ranking_gives_long_names_the_room_there_is(
+        game: SharedGame, pages: Pages) -> None:
+    """Names of 24 letters (the most a name may have) on the way from the server: on a
+    desktop they were cut at 7.5em with room to spare; with text at 200% on a tablet the
+    total must stay on the card."""
+    long_names = ["Maximiliane Josephine vo", "Bartholomew Christophers", "Ana", "Bea"]
+
+    async def rewrite(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "view":
+                for player, name in zip(data["view"]["players"], long_names, strict=True):
+                    player["name"] = name
+            ws.send(json.dumps(data))
+
+        server.on_message(to_page)
+
+    cut = """() => [...document.querySelectorAll('.final .name')]
+      .filter((n) => n.scrollWidth > n.clientWidth + 1).map((n) => n.textContent)"""
+    desktop = await pages.new(viewport={"width": 1280, "height": 800})
+    await desktop.route_web_socket(re.compile(r"/ws/"), rewrite)
+    await desktop.goto(f"{game.server.base}/t/{game.table}")
+    await desktop.locator(FINAL).wait_for()
+    assert await desktop.evaluate(cut) == []
+    tablet = await pages.new(viewport={"width": 768, "height": 1024})
+    await tablet.route_web_socket(re.compile(r"/ws/"), rewrite)
+    await tablet.goto(f"{game.server.base}/t/{game.table}")
+    await tablet.locator(FINAL).wait_for()
+    await tablet.evaluate("document.documentElement.style.fontSize = '200%'")
+    assert await overflowing(tablet) == []
+    card = await tablet.locator(FINAL).bounding_box()
+    for total in await tablet.locator(f"{FINAL} tbody td:last-child").all():
+        box = await total.bounding_box()
+        assert card is not None
+        assert box is not None
+        assert box["x"] + box["width"] <= card["x"] + card["width"]
 
 
 async def test_a_spectator_never_sees_a_hand(game: SharedGame) -> None:
