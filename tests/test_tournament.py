@@ -4,6 +4,7 @@ without hanging — through the API and through ``minodice tournament`` / ``simu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -394,7 +395,8 @@ def expect_bot_error(spec: str, *, time_limit: float | None = None, games: int =
     ("RaisingBot", "raised RuntimeError: the raising bot gives up"),
     ("IllegalBot", "returned Bid(99), which is not legal"),
     ("IllegalRollBot", "which is not legal"),
-    ("NonActionBot", "returned 'bid 1', which is not legal"),
+    ("NonActionBot", "returned the str 'bid 1', not an action: act(view, legal, rng) returns "
+                     "one of the Bid or Roll objects in legal"),
     ("BrokenInitBot", "creating it failed: ValueError: the broken bot cannot start"),
     ("NoActBot", "has no act"),
     ("NOT_A_CLASS", "not a class"),
@@ -471,7 +473,7 @@ def test_broken_bot_in_worker_processes_is_named_and_stopped(trace: Path) -> Non
 @pytest.mark.parametrize(("bot", "extra", "phrase"), [
     (f"{BROKEN}:RaisingBot", (), "raised RuntimeError"),
     (f"{BROKEN}:IllegalBot", (), "not legal"),
-    (f"{BROKEN}:NonActionBot", (), "not legal"),
+    (f"{BROKEN}:NonActionBot", (), "not an action"),
     (f"{BROKEN}:BrokenInitBot", (), "creating it failed"),
     (f"{BROKEN}:NoSuchClass", (), "has no NoSuchClass"),
     ("tests/plugins/no_such_file.py:Bot", (), "no file"),
@@ -691,6 +693,48 @@ def test_ctrl_c_ends_a_tournament_with_workers_without_a_traceback(after: float)
     assert "Traceback" not in out, out
     assert err.strip() in ("", "minodice tournament: interrupted (seed 1); records written "
                            "so far are kept"), err
+
+
+def test_sigterm_ends_a_tournament_and_its_workers(tmp_path: Path) -> None:
+    """``kill PID`` reaches the tournament alone: it died at once, and its workers played
+    on with no parent, holding its output open (a pipe's reader waited minutes for them).
+    Now it ends them as Ctrl-C does, says so, and keeps the records written."""
+    proc = subprocess.Popen([sys.executable, "-m", "minodice.cli", "tournament", "--games",
+                             "4000", "--bots", "medium,easy,easy,random", "--seed", "1",
+                             "--workers", "2", "--save-records", str(tmp_path / "records")],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(proc.pid)) < 2:  # the workers playing
+            assert proc.poll() is None
+            assert time.monotonic() < deadline, "no workers started"
+            time.sleep(0.1)
+        workers = _children(proc.pid)
+        time.sleep(1)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)  # a hang guard: the pipes close at once
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 143, (out[-300:], err[-300:])
+    assert err.strip() == ("minodice tournament: stopped (SIGTERM) (seed 1); records written "
+                           "so far are kept"), err
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in workers):
+        assert time.monotonic() < deadline, "workers left running"
+        time.sleep(0.1)
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux's /proc), zombies left out."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if fields[0] != "Z" and int(fields[1]) == pid:
+                found.append(int(stat.parent.name))
+    return found
 
 
 def _wait_until_it_takes_ctrl_c(proc: subprocess.Popen[str]) -> None:

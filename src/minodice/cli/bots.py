@@ -25,6 +25,7 @@ from minodice.cli.common import (
     SpecialLeadOption,
     StartOpt,
     StartOption,
+    Terminated,
     VariantOpt,
     VariantOption,
     app,
@@ -35,6 +36,7 @@ from minodice.cli.common import (
     non_empty_path,
     progress_bar,
     rule_options,
+    terminate_as_interrupt,
 )
 from minodice.cli.reports import render_advice, render_tournament
 from minodice.play.tournament import (
@@ -100,26 +102,28 @@ def tournament(
                           time_limit, records=folder is not None, options=options)
     on_record = folder.write if folder is not None else None
     try:
-        if sys.stderr.isatty():
-            with progress_bar(own_thread=False) as progress:
-                task = progress.add_task("Playing", total=games)
-                results = run_games(
-                    spec, workers,
-                    lambda done: progress.update(task, completed=done, refresh=True), ray,
-                    on_record)
-        else:
-            results = run_games(spec, workers, ray_address=ray, on_record=on_record)
+        with terminate_as_interrupt():
+            if sys.stderr.isatty():
+                with progress_bar(own_thread=False) as progress:
+                    task = progress.add_task("Playing", total=games)
+                    results = run_games(
+                        spec, workers,
+                        lambda done: progress.update(task, completed=done, refresh=True), ray,
+                        on_record)
+            else:
+                results = run_games(spec, workers, ray_address=ray, on_record=on_record)
     except BotError as exc:
         typer.echo(f"minodice tournament: {exc} (seed {seed})", err=True)
         raise typer.Exit(1) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         # The workers are ended already; the interpreter's own exit would run the process
         # pool's exit hook, which in Python 3.11 can print a traceback of its closed pipe.
-        typer.echo(f"minodice tournament: interrupted (seed {seed}); records written so far "
+        how = "stopped (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        typer.echo(f"minodice tournament: {how} (seed {seed}); records written so far "
                    "are kept", err=True)
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(130)
+        os._exit(143 if isinstance(exc, Terminated) else 130)
     stats = summarize_games(results)
     pairs = paired_differences(results)
     if as_json:

@@ -7,8 +7,11 @@ message.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import signal
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Optional, TypeVar
@@ -158,6 +161,26 @@ def progress_bar(own_thread: bool = True) -> Progress:
     thread started before a tournament's workers could take a Ctrl-C meant for the
     command and drop it (:func:`minodice.play.tournament._interrupts_to_this_process_only`)."""
     return Progress(console=Console(stderr=True), transient=True, auto_refresh=own_thread)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``) during a long run: ended as Ctrl-C ends it."""
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated`, a KeyboardInterrupt: the run's own Ctrl-C path
+    ends its worker processes and keeps what it wrote. Its default ended this process
+    alone, and the workers played on with no parent, holding the output pipe open (a
+    reader of it waited for them)."""
+    def terminated(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def check_range(name: str, value: int, low: int, high: int | None = None) -> None:
