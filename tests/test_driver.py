@@ -439,7 +439,8 @@ def test_every_misbehaviour_is_one_bot_error_naming_bot_and_seat(how: str, seat:
     message = str(info.value)
     assert message.startswith(f"bot {spec!r} (seat {seat + 1}) ")
     assert {"raise": "raised RuntimeError: gives up", "exit": "tried to exit",
-            "text": "returned 'bid 1', which is not legal",
+            "text": "returned the str 'bid 1', not an action: act(view, legal, rng) returns "
+                    "one of the Bid or Roll objects in legal (here: bid 0, bid 1)",
             "illegal": "returned Bid(99), which is not legal"}[how] in message
 
 

@@ -76,6 +76,15 @@ def check_spec(spec: str) -> None:
         raise BotError(f"bot {spec!r}: expected path/to/file.py:ClassName")
 
 
+def not_an_action(who: str, shown: str, type_name: str, legal: Sequence[object]) -> str:
+    """What a bot that returned something other than a Bid or Roll is told: its answer
+    with its type (a string ``'bid 0'`` read as an action that "is not legal here", which
+    it seemed to be), and what act returns."""
+    return (f"{who} returned the {type_name} {shown}, not an action: act(view, legal, rng) "
+            "returns one of the Bid or Roll objects in legal (here: "
+            f"{', '.join(str(a) for a in legal)})")
+
+
 def located_spec(spec: str) -> str:
     """``spec`` with its ``file.py`` named by its whole path: a saved game names its bots,
     and is continued from any folder (``mybot.py:Bot`` was looked for in the folder the

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import minodice
-from minodice.bots.protocol import BotError, BotFactory, load_in_process
+from minodice.bots.protocol import BotError, BotFactory, load_in_process, not_an_action
 from minodice.core.actions import Action, Bid, Roll, parse_action
 from minodice.core.view import SeatView
 
@@ -385,8 +385,8 @@ class SandboxedBot:
             raise BotError(f"{who} {_clean(answer['error'])}")
         shown = ", ".join(str(a) for a in legal)
         if "returned" in answer:
-            raise BotError(f"{who} returned {_clean(answer['returned'])}, which is not legal "
-                           f"here (legal: {shown})")
+            raise BotError(not_an_action(who, _clean(answer["returned"]),
+                                         _clean(str(answer.get("type", "object"))), legal))
         text = answer.get("action")
         try:
             if not isinstance(text, str) or len(text) > 100:
@@ -536,7 +536,7 @@ def main() -> None:
                     shown = repr(action)[:MAX_TEXT]
                 except Exception:
                     shown = f"a {type(action).__name__}"
-                answer({"returned": shown})
+                answer({"returned": shown, "type": type(action).__name__[:MAX_TEXT]})
 
 
 if __name__ == "__main__":

@@ -36,9 +36,10 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from minodice.bots.loading import make_bot
-from minodice.bots.protocol import Bot, BotError
+from minodice.bots.protocol import Bot, BotError, not_an_action
 from minodice.core.actions import Action, Bid, Roll, parse_action
 from minodice.core.view import SeatView
+from minodice.text.safe import printable
 
 if TYPE_CHECKING:
     from minodice.bots.sandbox import SandboxedBot
@@ -116,6 +117,10 @@ def checked(request: DecisionRequest, action: object) -> Action:
     """``action`` if it is one of the request's legal actions; else the one BotError."""
     if isinstance(action, Bid | Roll) and action in request.legal:
         return action
+    if not isinstance(action, Bid | Roll):
+        raise BotError(not_an_action(request.who, printable(repr(action)[:200]),
+                                     type(action).__name__,
+                                     request.legal))
     shown = ", ".join(str(a) for a in request.legal)
     raise BotError(f"{request.who} returned {action!r}, which is not legal here "
                    f"(legal: {shown})")
