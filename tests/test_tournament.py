@@ -786,3 +786,22 @@ def test_ctrl_c_while_the_workers_start_ends_the_tournament_at_once(
         assert time.monotonic() - start < 15  # the whole run: about a minute
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize(("games", "said"), [
+    (5, "2 deals, each played 4 times with the seats rotated (the last one only once: "
+        "--games 8 plays it in every seat)"),
+    (10, "3 deals, each played 4 times with the seats rotated (the last one only 2 times: "
+         "--games 12 plays it in every seat)"),
+])
+def test_a_deal_played_in_part_is_said_with_the_games_that_play_it_whole(
+        games: int, said: str) -> None:
+    """"(the last one only 1 times)": and nothing said of how to play it in every seat."""
+    from minodice.cli.reports import render_tournament
+    from minodice.play.tournament import TournamentSpec as Spec
+    from minodice.play.tournament import paired_differences, run_games, summarize_games
+
+    results = run_games(Spec(4, ("random",) * 4, games, 3))
+    text = render_tournament(summarize_games(results), games, 4,
+                             paired_differences(results), 3)
+    assert said in text.splitlines()[1]

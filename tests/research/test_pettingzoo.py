@@ -104,6 +104,23 @@ def test_an_illegal_action_is_refused_and_loses_nothing() -> None:
     assert np.array_equal(env.observe(agent)["observation"], before["observation"])
 
 
+@pytest.mark.parametrize("action", [0.5, 1.0, np.float64(0.7), "x", True, [0]])
+def test_an_action_that_is_no_whole_number_is_refused_in_words(action: object) -> None:
+    """``int()`` took 0.5 for a bid of 0 (a policy's output passed for an action), and
+    said of "x" only Python's own words."""
+    env = MinoDiceEnv(4)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    with pytest.raises(ValueError, match=f"^{agent}: an action is a whole number"):
+        env.step(action)  # type: ignore[arg-type]
+    assert env.agent_selection == agent
+    parallel = parallel_env(players=4)
+    parallel.reset(seed=3)
+    with pytest.raises(ValueError, match="an action is a whole number"):
+        parallel.step(dict.fromkeys(parallel.agents, action))  # type: ignore[arg-type]
+    env.step(np.int64(0))  # type: ignore[arg-type]  # a NumPy integer is a whole number
+
+
 def _to_bidding(seed: int) -> MinoDiceEnv:
     env = MinoDiceEnv(4)
     env.reset(seed=seed)

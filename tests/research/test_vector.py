@@ -200,3 +200,25 @@ def test_random_games_have_the_same_distributions_in_both_engines() -> None:
     p = ours["made"]
     se_made = math.sqrt(2 * p * (1 - p) / (n * players * rounds))
     assert abs(ours["made"] - theirs["made"]) < 4.5 * se_made, (ours, theirs)
+
+
+def test_actions_that_are_no_whole_numbers_are_refused() -> None:
+    """``np.asarray(actions, dtype=np.int64)`` took 0.7 for a bid of 0 in every game, and a
+    bid while the games chose dice was "kind -9 may not be rolled"."""
+    games = VectorGame(4, players=4)
+    rng = np.random.default_rng(0)
+
+    def play_until(phase: Phase) -> None:
+        while games.phase is not phase:
+            games.random_step(rng)
+
+    play_until(Phase.BID)
+    with pytest.raises(ValueError, match="actions are whole numbers"):
+        games.act(np.full(4, 0.7))
+    with pytest.raises(ValueError, match="bids are whole numbers"):
+        games.bid(np.full(4, np.nan))
+    games.act(np.zeros(4))  # whole numbers, even as floats
+    play_until(Phase.PLAY)
+    with pytest.raises(ValueError, match=r"^game 0: action 0 is a bid, and the games are "
+                                         r"choosing dice \(actions 9 and up\)$"):
+        games.act(np.zeros(4, dtype=np.int64))

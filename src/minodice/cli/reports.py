@@ -31,7 +31,10 @@ def render_tournament(stats: Sequence[BotStats], games: int, players: int,
         how = (f"{deals} deal{'s' if deals != 1 else ''}, each played {players} times with "
                "the seats rotated")
         if games % players:
-            how += f" (the last one only {games % players} times)"
+            # its bots did not sit in every seat: a multiple of the players plays fair deals
+            last = games % players
+            how += (f" (the last one only {'once' if last == 1 else f'{last} times'}: "
+                    f"--games {games - last + players} plays it in every seat)")
         how += ("; the 95% intervals and standard errors (±) are over deals, a deal and "
                 "its replays being one sample" if deals >= 2
                 else ": no interval (that needs 2 deals)")

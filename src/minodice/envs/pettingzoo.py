@@ -57,6 +57,7 @@ behind a screen, no bid before all are in).
 
 from __future__ import annotations
 
+import operator
 import random
 import secrets
 from typing import Any, ClassVar
@@ -91,6 +92,18 @@ Observation = dict[str, npt.NDArray[Any]]
 
 def _agent_name(seat: int) -> str:
     return f"player_{seat}"
+
+
+def action_number(agent: str, action: object) -> int:
+    """An action as the whole number it must be: ``int()`` took 3.5 for a bid of 3 and
+    said of ``"x"`` only Python's own words."""
+    if not isinstance(action, bool):
+        try:
+            return operator.index(action)  # type: ignore[arg-type]  # anything may come
+        except TypeError:
+            pass
+    raise ValueError(f"{agent}: an action is a whole number (see action_mask), not "
+                     f"{action!r}")
 
 
 class MinoDiceEnv(AECEnv[str, Observation, int]):
@@ -203,7 +216,7 @@ class MinoDiceEnv(AECEnv[str, Observation, int]):
         if action is None:
             raise ValueError(f"{agent} is to act: step(None) is only for a finished agent")
         try:
-            move = action_of(self._dice_set, int(action))
+            move = action_of(self._dice_set, action_number(agent, action))
             rounds_before = len(state.rounds)
             state.apply(move, seat=self._seat[agent])
         except IllegalActionError as exc:
@@ -324,26 +337,26 @@ class MinoDiceParallelEnv(ParallelEnv[str, Observation, int]):
             for agent in bidders:  # every bid checked before any is applied
                 if agent not in actions:
                     raise ValueError(f"{agent} must bid this step")
-                bid = int(actions[agent])
+                bid = action_number(agent, actions[agent])
                 if not 0 <= bid <= game.round_no:
                     raise ValueError(f"{agent}: a bid is 0 to {game.round_no} in round "
                                      f"{game.round_no}, not {bid} (R6)")
             order = [aec.agent_selection] + [a for a in bidders if a != aec.agent_selection]
             for agent in order:
                 aec.agent_selection = agent
-                aec.step(int(actions[agent]))
+                aec.step(action_number(agent, actions[agent]))
                 for a in self.agents:
                     rewards[a] += aec.rewards[a]
         else:
             agent = aec.agent_selection
             action = actions.get(agent)
-            if action is None or int(action) == self.noop:
+            if action is None or action_number(agent, action) == self.noop:
                 raise ValueError(f"{agent} is to roll a die this step")
             for other, act in actions.items():
-                if other != agent and act is not None and int(act) != self.noop:
+                if other != agent and act is not None and action_number(other, act) != self.noop:
                     raise ValueError(f"{other} is not to act this step: send {self.noop} "
                                      "(no-op)")
-            aec.step(int(action))
+            aec.step(action_number(agent, action))
             for a in self.agents:
                 rewards[a] += aec.rewards[a]
         done = game.is_terminal()

@@ -62,6 +62,20 @@ BoolArray = npt.NDArray[np.bool_]
 ACTION_BIDS = 9  # as minodice.envs.encoding numbers actions (not imported: no gymnasium)
 
 
+def whole_numbers(values: npt.ArrayLike, what: str) -> IntArray:
+    """``values`` as int64, refused unless each is a whole number: ``np.asarray(...,
+    dtype=np.int64)`` took 0.7 for 0 and 3.5 for 3 without a word (a policy's
+    probabilities passed for actions, say)."""
+    array = np.asarray(values)
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64)
+    if array.dtype.kind == "f" and np.isfinite(array).all() and (array == np.floor(array)).all():
+        return array.astype(np.int64)
+    raise ValueError(f"{what} are whole numbers (an integer array), not {array.dtype} "
+                     f"values such as {array.flat[0]!r}" if array.size else
+                     f"{what} are whole numbers (an integer array), not {array.dtype}")
+
+
 class VectorGame:
     """``n`` games of one configuration, stepped together; see the module's docstring.
 
@@ -230,7 +244,7 @@ class VectorGame:
     def roll(self, codes: npt.ArrayLike) -> None:
         """Each game's chosen die shows face code ``codes[g]`` (one of the die's faces)."""
         self._expect(Phase.ROLL, "roll")
-        code = np.asarray(codes, dtype=np.int64)
+        code = whole_numbers(codes, "face codes")
         if code.shape != (self.n,):
             raise ValueError(f"a roll is {self.n} face codes, not {code.shape}")
         if not (self._faces[self._pending] == code[:, None]).any(axis=1).all():
@@ -282,7 +296,7 @@ class VectorGame:
     def bid(self, bids: npt.ArrayLike) -> None:
         """The seat to bid in every game (``current``) bids ``bids[g]`` tricks."""
         self._expect(Phase.BID, "bid")
-        bid = np.asarray(bids, dtype=np.int64)
+        bid = whole_numbers(bids, "bids")
         if bid.shape != (self.n,):
             raise ValueError(f"a bid step is {self.n} bids, not {bid.shape}")
         if ((bid < 0) | (bid > self.round_no)).any():
@@ -308,7 +322,7 @@ class VectorGame:
 
     def choose(self, kinds: npt.ArrayLike) -> None:
         """The seat to roll in every game chooses a die of kind ``kinds[g]``."""
-        kind = np.asarray(kinds, dtype=np.int64)
+        kind = whole_numbers(kinds, "kinds")
         legal = self.legal_bits()
         if kind.shape != (self.n,):
             raise ValueError(f"a choice is {self.n} kinds, not {kind.shape}")
@@ -332,10 +346,14 @@ class VectorGame:
 
     def act(self, actions: npt.ArrayLike) -> None:
         """A decision by number in every game: bids while bidding, dice while playing."""
-        action = np.asarray(actions, dtype=np.int64)
+        action = whole_numbers(actions, "actions")
         if self.phase is Phase.BID:
             self.bid(action)
         elif self.phase is Phase.PLAY:
+            if action.shape == (self.n,) and (action < ACTION_BIDS).any():
+                bad = int(np.flatnonzero(action < ACTION_BIDS)[0])
+                raise ValueError(f"game {bad}: action {int(action[bad])} is a bid, and the "
+                                 f"games are choosing dice (actions {ACTION_BIDS} and up)")
             self.choose(action - ACTION_BIDS)
         else:
             raise ValueError(f"no decision now: the games are at {self.phase.name.lower()}")
