@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("pyspiel", reason="the research extra is not installed "
+                    "(pip install -e '.[research]', or make research-test)")
+
 README = Path(__file__).parents[2] / "README.md"
 
 
