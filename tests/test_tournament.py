@@ -409,6 +409,17 @@ def test_broken_bot_is_named_in_the_error(cls: str, phrase: str) -> None:
     assert phrase in message
 
 
+def test_a_bot_that_raises_is_told_where_in_its_code_and_in_which_game() -> None:
+    """"raised KeyError: 'late failure'" was all its author learned: the bot's output goes
+    nowhere, and the game was not said. Now the line of its code and the game are."""
+    line = next(i for i, text in enumerate(
+        (PLUGINS / "broken_bots.py").read_text().splitlines(), 1)
+        if 'raise RuntimeError("the raising bot gives up")' in text)
+    message = expect_bot_error(f"{BROKEN}:RaisingBot")
+    assert message.endswith("raised RuntimeError: the raising bot gives up at "
+                            f"broken_bots.py:{line} in act, in game 1"), message
+
+
 def test_missing_file_and_module_are_named() -> None:
     for spec, phrase in (("tests/plugins/no_such_file.py:Bot", "no file"),
                          ("no_such_module_xyz:Bot", "ModuleNotFoundError")):

@@ -471,6 +471,26 @@ def _describe(exc: BaseException) -> str:
         return type(exc).__name__
 
 
+def _where(exc: BaseException) -> str:
+    """Where in the bot's own code ``exc`` was raised (" at mybot.py:42 in act"): its
+    author has no other trace of it (the child's output goes nowhere). Frames of Python's
+    own library and of minodice are passed over; "" where none is the bot's."""
+    import sysconfig
+    import traceback
+
+    paths = sysconfig.get_paths()
+    ours = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+            paths["stdlib"] + os.sep, paths["platstdlib"] + os.sep)
+    try:
+        for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+            path = os.path.abspath(frame.filename)
+            if not path.startswith(ours):
+                return f" at {os.path.basename(path)}:{frame.lineno} in {frame.name}"
+    except Exception:  # an exception whose traceback cannot be read: said without it
+        return ""
+    return ""
+
+
 def main() -> None:
     """The child: load one bot, make it, answer its decisions until told no more."""
     requests = os.fdopen(os.dup(0), "rb")
@@ -526,7 +546,7 @@ def main() -> None:
                 answer({"error": "tried to exit"})
                 continue
             except BaseException as exc:
-                answer({"error": f"raised {_describe(exc)}"})
+                answer({"error": f"raised {_describe(exc)}{_where(exc)}"})
                 continue
             if isinstance(action, Bid | Roll):
                 answer({"action": str(action), "rng": [

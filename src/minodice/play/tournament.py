@@ -301,8 +301,11 @@ def play_one(spec: TournamentSpec, index: int) -> GameResult:
     starter = deal_rng(spec.seed, deal, "starter", 0).randrange(spec.players)
     config = GameConfig(spec.players, load_dice_set(spec.dice_set), Variant(spec.variant),
                         starter, spec.options)
-    state, times = play_bot_game(config, bots, names, spec.seed, deal,
-                                 f"{spec.seed}:{index}", spec.time_limit)
+    try:
+        state, times = play_bot_game(config, bots, names, spec.seed, deal,
+                                     f"{spec.seed}:{index}", spec.time_limit)
+    except BotError as exc:  # which game: --games and --seed play up to it again
+        raise BotError(f"{exc}, in game {index + 1}") from None
     made = made_by_round(state)
     record = None
     if spec.records:
