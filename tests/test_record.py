@@ -998,3 +998,27 @@ def test_the_interpreters_own_digit_limit_is_the_one_read_by() -> None:
     finally:
         sys.set_int_max_str_digits(before)
     assert (err.rule, place(err)) == ("R6", (1, None, None))
+
+
+@pytest.mark.parametrize(("face", "said"), [
+    (5.0, 'a roll\'s "face" is a whole number or a name, not 5.0'),
+    (None, 'a roll\'s "face" is a whole number or a name, not null'),
+    ([5], 'a roll\'s "face" is a whole number or a name, not [5]'),
+])
+def test_a_face_of_the_wrong_kind_is_said_to_be_there(face: Any, said: str) -> None:
+    """A face of ``5.0`` was said to be missing: 'a roll needs "face"'."""
+    data = three_rounds()
+    data["rounds"][0]["tricks"][0][0]["face"] = face
+    err = reject(data)
+    assert err.message == said
+    assert place(err) == (1, 1, 1)
+    del data["rounds"][0]["tricks"][0][0]["face"]
+    assert reject(data).message == 'a roll needs "face", a whole number or a name'
+
+
+def test_a_round_without_bids_before_others_is_said_once() -> None:
+    """'round 2: round 2 has no bids, yet ...': the place said twice."""
+    data = three_rounds()
+    del data["rounds"][1]["bids"]
+    err = reject(data)
+    assert str(err).startswith("round 2: no bids, yet the game goes on after this round (R6)")

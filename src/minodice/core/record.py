@@ -150,6 +150,17 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _needs(key: str, what: str, roll: dict[str, Any]) -> str:
+    """A roll's key missing, or there with a value of the wrong kind (a face of ``5.0``
+    was said to be missing)."""
+    if key not in roll:
+        return f'a roll needs "{key}", {what}'
+    shown = json.dumps(roll[key], ensure_ascii=False)
+    if len(shown) > 40:
+        shown = shown[:39] + "…"
+    return f'a roll\'s "{key}" is {what}, not {shown}'
+
+
 def _type_error(message: str, round_no: int | None = None, trick: int | None = None,
                 roll: int | None = None) -> InvalidRecordError:
     return InvalidRecordError(message, None, round_no, trick, roll)
@@ -375,7 +386,7 @@ class _Reader:
                 raise _type_error('"tricks" must be a list of tricks', r)
             if tricks or not is_last:
                 raise InvalidRecordError(
-                    f"round {r} has no bids, yet the game goes on after them (R6)", "R6", r)
+                    "no bids, yet the game goes on after this round (R6)", "R6", r)
             return
         bids = rnd["bids"]
         if not isinstance(bids, list) or not all(_is_int(b) for b in bids):
@@ -417,11 +428,11 @@ class _Reader:
             die: Any = roll.get("die")
             face: Any = roll.get("face")
             if not _is_int(player):
-                raise _type_error('a roll needs "player", a player index', r, t, q)
+                raise _type_error(_needs("player", "a player index", roll), r, t, q)
             if not isinstance(die, str):
-                raise _type_error('a roll needs "die", a die kind', r, t, q)
+                raise _type_error(_needs("die", "a die kind", roll), r, t, q)
             if not (_is_int(face) or isinstance(face, str)):
-                raise _type_error('a roll needs "face", a number or a name', r, t, q)
+                raise _type_error(_needs("face", "a whole number or a name", roll), r, t, q)
             expected = state.current_player
             if player != expected:
                 who = self.players[expected]
