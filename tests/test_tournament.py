@@ -124,8 +124,9 @@ def test_records_of_a_tournament_replay_to_its_results() -> None:
             record = kept[result.index]
             assert (record["seed"], record["game"], record["deal"]) == (
                 11, result.index + 1, result.index // 3 + 1)
-            assert record["players"] == [f"{bot} ({seat + 1})" if bot == "easy" else bot
-                                         for seat, bot in enumerate(result.seat_bots)]
+            entries = ["easy (1)", "random", "easy (3)"]  # by their place in the line-up
+            shift = result.index % 3
+            assert record["players"] == entries[shift:] + entries[:shift]
             loaded = load_record(record)
             assert loaded.state.is_terminal()
             assert list(loaded.state.totals) == result.totals
@@ -816,3 +817,16 @@ def test_a_deal_played_in_part_is_said_with_the_games_that_play_it_whole(
     text = render_tournament(summarize_games(results), games, 4,
                              paired_differences(results), 3)
     assert said in text.splitlines()[1]
+
+
+def test_two_seats_of_one_bot_keep_their_names_through_the_rotation() -> None:
+    """Records named two seats of one bot by the seat they sat in, so that "easy (1)" was
+    another line-up entry in the next game; now by their place in --bots."""
+    from minodice.play.tournament import TournamentSpec as Spec
+
+    seen: list[list[str]] = []
+    run_games(Spec(4, ("easy", "easy", "random", "random"), 4, 3, records=True),
+              on_record=lambda _i, record: seen.append(record["players"]))
+    entries = ["easy (1)", "easy (2)", "random (3)", "random (4)"]
+    assert sorted(map(tuple, seen)) == sorted(
+        tuple(entries[shift:] + entries[:shift]) for shift in range(4))

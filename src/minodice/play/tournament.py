@@ -311,7 +311,11 @@ def play_one(spec: TournamentSpec, index: int) -> GameResult:
     if spec.records:
         # A record's players are distinct (R1); the seed, game and deal say where in the
         # tournament it was played (the same seed plays it again).
-        record = export_record(state, distinct_names(names),
+        # two seats of one bot are told apart by their place in --bots, the same in
+        # every game of the rotation ("easy (1)" was whoever sat first)
+        entries = distinct_names(list(spec.bots))
+        shift = index % spec.players
+        record = export_record(state, entries[shift:] + entries[:shift],
                                {"seed": spec.seed, "game": index + 1, "deal": deal + 1})
     return GameResult(index, names, list(state.totals), state.winners(),
                       [sum(m) for m in made], [len(m) for m in made], times, made, record)
