@@ -421,11 +421,10 @@ async def test_serve_with_json_logs_writes_only_json_lines_and_debug_tells_more(
     assert "Traceback" not in text
 
 
-async def test_ctrl_c_while_the_bot_workers_start_writes_no_traceback(tmp_path: Path) -> None:
-    """The bot workers start once the server is ready, and each took a second or more to
-    import its modules before it ignored Ctrl+C: a Ctrl+C then (sent to the whole process
-    group, as a terminal does) printed a KeyboardInterrupt traceback from every worker,
-    plain text among the JSON log lines. The server still ends as asked."""
+async def started_json_server(tmp_path: Path, start_new_session: bool = False
+                              ) -> tuple[subprocess.Popen[bytes], int, Path]:
+    """``minodice serve`` on ``tmp_path/t.db`` with two bot workers and JSON logs (its
+    stderr in ``tmp_path/stderr``), once it is ready: its process, port and log."""
     port = free_port()
     err = tmp_path / "stderr"
     with err.open("wb") as stderr:
@@ -433,7 +432,7 @@ async def test_ctrl_c_while_the_bot_workers_start_writes_no_traceback(tmp_path: 
             [sys.executable, "-m", "minodice", "serve", "--port", str(port), "--db",
              str(tmp_path / "t.db"), "--bot-workers", "2", "--log-format", "json"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            start_new_session=True)
+            start_new_session=start_new_session)
     try:
         async with httpx.AsyncClient(timeout=5) as http:
             deadline = time.monotonic() + 60  # a hang guard
@@ -441,9 +440,21 @@ async def test_ctrl_c_while_the_bot_workers_start_writes_no_traceback(tmp_path: 
                 assert proc.poll() is None, err.read_text()
                 with contextlib.suppress(httpx.HTTPError):
                     if (await http.get(f"http://127.0.0.1:{port}/readyz")).status_code == 200:
-                        break
+                        return proc, port, err
                 assert time.monotonic() < deadline, err.read_text()
                 await asyncio.sleep(0.02)
+    except BaseException:
+        proc.kill()
+        raise
+
+
+async def test_ctrl_c_while_the_bot_workers_start_writes_no_traceback(tmp_path: Path) -> None:
+    """The bot workers start once the server is ready, and each took a second or more to
+    import its modules before it ignored Ctrl+C: a Ctrl+C then (sent to the whole process
+    group, as a terminal does) printed a KeyboardInterrupt traceback from every worker,
+    plain text among the JSON log lines. The server still ends as asked."""
+    proc, _port, err = await started_json_server(tmp_path, start_new_session=True)
+    try:
         os.killpg(proc.pid, signal.SIGINT)  # while the workers import
         assert proc.wait(timeout=30) == 0
     finally:
@@ -463,23 +474,9 @@ async def test_a_server_stopped_by_sigterm_ends_cleanly_and_lets_go_of_its_datab
     removed (left beside the database) and before the bot pools' semaphores were let go
     (multiprocessing's tracker printed a plain-text warning among the JSON lines). Now it
     ends as asked, exit 0, with nothing left and nothing but JSON said."""
-    port = free_port()
-    err = tmp_path / "stderr"
-    with err.open("wb") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "minodice", "serve", "--port", str(port), "--db",
-             str(tmp_path / "t.db"), "--bot-workers", "2", "--log-format", "json"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+    proc, port, err = await started_json_server(tmp_path)
     try:
         async with httpx.AsyncClient(timeout=5) as http:
-            deadline = time.monotonic() + 60  # a hang guard
-            while True:
-                assert proc.poll() is None, err.read_text()
-                with contextlib.suppress(httpx.HTTPError):
-                    if (await http.get(f"http://127.0.0.1:{port}/readyz")).status_code == 200:
-                        break
-                assert time.monotonic() < deadline, err.read_text()
-                await asyncio.sleep(0.05)
             answer = await http.post(f"http://127.0.0.1:{port}/api/tables",
                                      json={"players": 3, "bots": ["easy"] * 3})
             assert answer.status_code == 201, answer.text
