@@ -510,6 +510,23 @@ def test_serve_with_json_logs_says_why_it_cannot_start_in_json(tmp_path: Path) -
     assert record["message"].startswith(f"cannot listen on 127.0.0.1:{port}: the port is in use")
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    (["--port", "abc"], "usage error: Invalid value for '--port': "),
+    (["--read-rate", "nan"], "usage error: Invalid value for --read-rate: nan is not "),
+    (["--no-such-option"], "usage error: No such option: --no-such-option"),
+])
+def test_a_usage_error_with_json_logs_is_a_json_log_record(args: list[str], said: str) -> None:
+    """Typer's boxed text among a service manager's JSON lines: now one record, exit 2."""
+    for form in (["--log-format", "json"], ["--log-format=json"]):
+        proc = subprocess.run([sys.executable, "-m", "minodice", "serve", *form, *args],
+                              capture_output=True, timeout=120, check=False)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stdout == b""
+        [record] = served_lines(proc.stderr)
+        assert record["level"] == "ERROR"
+        assert record["message"].startswith(said), record
+
+
 def test_a_second_server_on_one_database_is_refused_naming_the_first(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A second server on a SQLite file started without a word, loaded its unfinished

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import sys
 
@@ -27,6 +28,8 @@ def run() -> None:
         sys.exit(1)
     quiet_interrupts()  # until the command's group callback (Typer builds its commands first)
     try:
+        if _serves_json_logs(sys.argv[1:]):
+            sys.exit(_serve_with_json_usage_errors())
         app()
     except OSError as exc:
         if exc.errno not in _WRITE_FAILURES:
@@ -40,6 +43,37 @@ def run() -> None:
 #: What writing the output can fail with: a full disk or quota, a file too large, an I/O
 #: error, a reader that left. Any other OSError is a bug to see, not to word away.
 _WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE})
+
+
+def _serves_json_logs(args: list[str]) -> bool:
+    """``minodice serve ... --log-format json``: every line it writes must be JSON."""
+    return (bool(args) and args[0] == "serve"
+            and ("--log-format=json" in args
+                 or any(a == "--log-format" and b == "json"
+                        for a, b in itertools.pairwise(args))))
+
+
+def _serve_with_json_usage_errors() -> int:
+    """``serve`` with JSON logs: a usage error (a port that is no number, say) is one
+    JSON log record on stderr, as its other failures to start are, not Typer's boxed
+    text, which a service manager's log reader could not parse. Its exit status is 2."""
+    import logging
+
+    import typer
+
+    try:
+        code = app(standalone_mode=False)
+    except typer.Abort:  # Ctrl-C at a prompt (serve asks none)
+        return 130
+    except typer.TyperException as exc:  # Click's usage errors (Typer carries its own Click)
+        from minodice.server.ops import configure_logging
+
+        configure_logging("json")
+        shown = getattr(exc, "format_message", None)
+        message = shown() if callable(shown) else str(exc)
+        logging.getLogger("minodice.serve").error("usage error: %s", message)
+        return int(getattr(exc, "exit_code", 2))
+    return code if isinstance(code, int) else 0
 
 
 def _silence_stdout() -> None:
