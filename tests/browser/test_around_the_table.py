@@ -373,3 +373,38 @@ async def test_the_keyboard_goes_on_from_the_page_moved_to(server: LiveServer,
     await expect(page.locator("#nav a[href='/pad']")).to_have_text("Wertungsblock")
     await page.get_by_role("link", name="Info", exact=True).click()
     await expect(page.locator("h1")).to_be_focused()
+
+
+async def test_a_message_of_the_page_left_goes_and_the_seats_read_bid_then_won(
+        server: LiveServer, pages: Pages) -> None:
+    """A name refused in the lobby stayed over the new game's bid buttons (a toast
+    outlives its page for 6 s); the seats read won/bid ("4/0") where the score pad reads
+    bid/won ("0/4"); the phone's menu stayed open under a dialog (no Escape, no click
+    outside)."""
+    page = await pages.new(viewport=PHONE)
+    await page.goto(server.base)
+    await page.fill("#quick-name", "A" * 30)
+    await page.press("#quick-name", "Enter")
+    refused = page.locator(".toast-item")
+    await expect(refused).to_have_count(1)
+    await asyncio.sleep(1.2)  # read, then the name corrected
+    await page.fill("#quick-name", "Ana")
+    await page.press("#quick-name", "Enter")
+    await page.wait_for_url(re.compile(r"/t/[A-Za-z0-9]+$"))
+    await page.locator(".bid-button").first.wait_for()
+    assert await refused.count() == 0  # at once, not when its 6 s are over
+    await page.locator(".bid-button", has_text="1").click()
+    mine = page.locator(".seat.me .won")
+    await expect(mine.locator("[aria-hidden='true']")).to_have_text("1/", timeout=30_000)
+    assert await mine.get_attribute("title") == "Bid / Won"
+
+    nav = page.locator("#nav")
+    await page.click("#nav .menu")
+    await expect(nav).to_have_class(re.compile(r"\bopen\b"))
+    await page.keyboard.press("Escape")
+    await expect(nav).not_to_have_class(re.compile(r"\bopen\b"))
+    await expect(page.locator("#nav .menu")).to_be_focused()
+    await page.click("#nav .menu")
+    await expect(nav).to_have_class(re.compile(r"\bopen\b"))
+    await page.locator("main").click(position={"x": 5, "y": 5})
+    await expect(nav).not_to_have_class(re.compile(r"\bopen\b"))

@@ -124,7 +124,7 @@ async def test_the_replay_of_a_finished_game_matches_its_record(server: LiveServ
     at = await shown(other)
     assert (at["round"], at["trick"]) == (r, t)
     assert at["winner"] == summary["rounds"][r - 1]["trick_winners"][t - 1]
-    assert at["caption"].startswith(summary["players"][at["winner"]])
+    assert at["caption"].startswith(f"\u2068{summary['players'][at['winner']]}\u2069")
     assert at["pad"] == [x["totals"] for x in summary["rounds"][: r - 1]]
 
 
@@ -224,7 +224,8 @@ async def test_analyse_shows_each_decision_beside_it(tmp_path: Path,
         assert len(notes) == 3  # every seat's bid of round 2
         for seat, text in enumerate(notes):
             d = bids[seat]
-            assert text.startswith(f"{names[seat]} bid {d['chosen']}:")
+            # each name isolated (an Arabic name swapped places with the number after it)
+            assert text.startswith(f"\u2068{names[seat]}\u2069 bid {d['chosen']}:")
             # the page rounds as JavaScript's Math.round does: a half up (Python's round
             # would take 72.5 to 72)
             assert f"{math.floor(100 * d['make_chance_chosen'] + 0.5)}%" in text
@@ -234,7 +235,7 @@ async def test_analyse_shows_each_decision_beside_it(tmp_path: Path,
         first = (await page.locator(".analysis-notes li").all_inner_texts())[0]
         assert "rolled" in first or "no choice" in first
         summary = await page.locator(".analysis li[data-seat]").all_inner_texts()
-        assert [s.split(":")[0] for s in summary] == names
+        assert [s.split(":")[0] for s in summary] == [f"\u2068{n}\u2069" for n in names]
         assert await overflowing(page) == []
 
         # Each player's biggest mistakes link to their place; a player without one is
@@ -261,7 +262,7 @@ async def test_analyse_shows_each_decision_beside_it(tmp_path: Path,
         await german.locator(".analysis li[data-seat]").first.wait_for()
         summary = await german.locator(".analysis li[data-seat]").all_inner_texts()
         for s, text in zip(analysis["summary"], summary, strict=True):
-            lost = re.match(re.escape(s["player"]) + r": (-?\d+),(\d) ", text)
+            lost = re.match(re.escape(f"\u2068{s['player']}\u2069") + r": (-?\d+),(\d) ", text)
             assert lost, text
             assert abs(float(".".join(lost.groups())) - s["points_lost_per_round"]) < 0.051
         notes = await german.locator(".analysis-notes li").all_inner_texts()
@@ -285,7 +286,7 @@ async def test_a_finished_table_links_to_its_replay_in_the_readers_language(serv
     assert await page.locator("h1").inner_text() == "Wiederholung"
     caption = await page.locator(".replay-trick .caption").inner_text()
     winner = names[int(await page.locator(".replay-trick").get_attribute("data-winner") or -1)]
-    assert caption.startswith(f"{winner['name']} gewinnt den Stich")
+    assert caption.startswith(f"\u2068{winner['name']}\u2069 gewinnt den Stich")
     assert "Runde 2/8" in await page.locator("#replay-where").inner_text()
 
 
@@ -362,7 +363,7 @@ async def test_a_record_file_is_analysed_too(tmp_path: Path, pages: Pages) -> No
         await page.click("#analyse")
         await page.locator(".analysis li[data-seat]").first.wait_for(timeout=120_000)
         summary = await page.locator(".analysis li[data-seat]").all_inner_texts()
-        assert [s.split(":")[0] for s in summary] == record["players"]
+        assert [s.split(":")[0] for s in summary] == [f"\u2068{n}\u2069" for n in record["players"]]
         notes = await page.locator(".analysis-notes li").all_inner_texts()
         assert len(notes) == 3  # round 1's bids, beside the first step
         # A link to a place (a mistake's) moves within the file's replay: the file and its
@@ -386,7 +387,7 @@ async def test_a_record_file_is_analysed_too(tmp_path: Path, pages: Pages) -> No
         bids = sorted((d for d in job["analysis"]["decisions"]
                        if d["kind"] == "bid" and d["round"] == 1), key=lambda d: d["seat"])
         for text, d in zip(notes, bids, strict=True):
-            assert text.startswith(f"{record['players'][d['seat']]} bid {d['chosen']}:")
+            assert text.startswith(f"\u2068{record['players'][d['seat']]}\u2069 bid {d['chosen']}:")
             assert f"{math.floor(100 * d['make_chance_chosen'] + 0.5)}%" in text
         assert await overflowing(page) == []
 

@@ -34,6 +34,7 @@ const ui = {
     const item = same || h("div", { class: "toast-item", role: "alert" }, message);
     if (same) clearTimeout(Number(same.dataset.timer));
     toaster.appendChild(item);  // (moved to the end: an alert inserted again is read again)
+    item.dataset.at = String(performance.now());
     item.dataset.timer = String(setTimeout(() => item.remove(), 6000));
   },
   go(path) {
@@ -55,6 +56,15 @@ async function route(again = false) {
   ui.arrived = here > 1 && !again;
   const current = () => here === routes;
   unkept = () => null;
+  // a message about the page left (a link copied, a name refused) is not the next page's;
+  // one shown as the page is left (why it is left) is
+  if (!again) {
+    for (const item of [...toaster.children]) {
+      if (performance.now() - Number(item.dataset.at) < 1000) continue;
+      clearTimeout(Number(item.dataset.timer));
+      item.remove();
+    }
+  }
   shownPath = location.pathname + location.search;
   leaveCurrent();
   leaveCurrent = () => {};
@@ -139,8 +149,25 @@ function renderNav(again = false) {
   const open = again && nav.classList.contains("open");
   nav.classList.toggle("open", open);
   menu.setAttribute("aria-expanded", String(open));
+  // Escape closes the open menu, as a menu does (it stayed open under a dialog)
+  nav.onkeydown = (event) => {
+    if (event.key !== "Escape" || !nav.classList.contains("open")) return;
+    event.stopPropagation();
+    nav.classList.remove("open");
+    menu.setAttribute("aria-expanded", "false");
+    menu.focus();
+  };
   replace(nav, h("a", { href: "/", class: "brand", onclick: link }, "Mino Dice"), menu, links, select);
 }
+
+// A tap or click outside the open menu closes it (it stayed open under a dialog).
+document.addEventListener("click", (event) => {
+  const nav = document.getElementById("nav");
+  if (!nav || !nav.classList.contains("open") || nav.contains(event.target)) return;
+  nav.classList.remove("open");
+  const menu = nav.querySelector("button.menu");
+  if (menu) menu.setAttribute("aria-expanded", "false");
+});
 
 // An address the page does not know: say so, with a way back (never the lobby in disguise).
 function showNotFound(into) {

@@ -6,7 +6,7 @@
 // scores rounds); the server is only asked for a finished table's record and its analysis.
 import { ApiError, api, diceSet } from "./api.js";
 import { die } from "./dice.js";
-import { h, replace } from "./dom.js";
+import { h, isolated, replace } from "./dom.js";
 import { resolve, ruleOptions } from "./fair.js";
 import { _, decimal, word } from "./i18n.js";
 import { ROUNDS, roundPoints } from "./pad-score.js";
@@ -288,9 +288,9 @@ class ReplayView {
     h("div", { class: "seat-dice", "aria-label": _("Dice of {name}", { name }) },
       held[p].map((k) => die(game.dice, this.kind(k), null, { size: 26 }))))));
     let caption;
-    if (!trick) caption = _("{name} starts this round.", { name: names[round.starter] });
-    else if (done) caption = _("{name} wins the trick: {reason}", { name: names[trick.winner], reason: reasonText(game.dice, trick.why) });
-    else caption = _("{name} rolls next.", { name: names[next] });
+    if (!trick) caption = _("{name} starts this round.", { name: isolated(names[round.starter]) });
+    else if (done) caption = _("{name} wins the trick: {reason}", { name: isolated(names[trick.winner]), reason: reasonText(game.dice, trick.why) });
+    else caption = _("{name} rolls next.", { name: isolated(names[next]) });
     const middle = h("section", { class: "card trick replay-trick", "aria-label": _("Trick"), "data-round": at.r, "data-trick": at.t,
       "data-winner": done ? trick.winner : null },
     h("p", { class: "caption" }, caption),
@@ -361,13 +361,13 @@ class ReplayView {
     if (!at.t) {
       items = names.map((name, p) => {
         const d = this.byPlace.get(`${at.r}.0.${p}`);
-        return d ? line(d, _("{name} bid {bid}:", { name, bid: d.chosen })) : null;
+        return d ? line(d, _("{name} bid {bid}:", { name: isolated(name), bid: d.chosen })) : null;
       });
     } else if (at.k) {
       const roll = round.tricks[at.t - 1].rolls[at.k - 1];
       const d = this.byPlace.get(`${at.r}.${at.t}.${roll.player}`);
-      items = [d ? line(d, _("{name} rolled {die}:", { name: names[roll.player], die: word(roll.die) }))
-        : h("li", {}, _("{name} had no choice of die.", { name: names[roll.player] }))];
+      items = [d ? line(d, _("{name} rolled {die}:", { name: isolated(names[roll.player]), die: word(roll.die) }))
+        : h("li", {}, _("{name} had no choice of die.", { name: isolated(names[roll.player]) }))];
     }
     return h("section", { class: "card analysis-notes", "aria-label": _("Analysis") }, h("ul", {}, items));
   }
@@ -387,7 +387,7 @@ class ReplayView {
         const worst = mistakes(s);
         return h("li", { "data-seat": s.seat },
           _("{name}: {lost} points lost a round; bids above the best bid: {high}, below it: {low}.", {
-            name: s.player, lost: decimal(s.points_lost_per_round), high: s.bids_too_high, low: s.bids_too_low }),
+            name: isolated(s.player), lost: decimal(s.points_lost_per_round), high: s.bids_too_high, low: s.bids_too_low }),
           worst.length ? h("ul", { class: "mistakes", "aria-label": _("Biggest mistakes") }, worst)
             : h("p", { class: "hint" }, _("No mistake beyond the noise.")));
       })),

@@ -488,8 +488,10 @@ class TablePage {
         i === v.starter ? h("span", { class: "starter", title: _("start player") }, "◆ ", h("span", { class: "sr-only" }, _("start player") + ": ")) : null,
         name, acting ? h("span", { class: "sr-only" }, " · " + _("to act")) : null),
       h("div", { class: "stats" },
-        h("span", { class: "won", title: `${_("Won")} / ${_("Bid")}` }, h("span", { class: "sr-only" }, `${_("Won")} `),
-          String(v.tricks_won[i]), h("span", { class: "sr-only" }, ` · ${bidSaid}`), h("span", { "aria-hidden": "true" }, `/${bid}`)),
+        // bid/won, as the score pad, the paper pad and the replay write it (won/bid here
+        // read a made 0 of 4 as "4/0" beside the pad's "0/4")
+        h("span", { class: "won", title: `${_("Bid")} / ${_("Won")}` }, h("span", { class: "sr-only" }, `${bidSaid} · ${_("Won")} `),
+          h("span", { "aria-hidden": "true" }, `${bid}/`), String(v.tricks_won[i])),
         h("span", { class: "total", title: _("Total") }, h("span", { class: "sr-only" }, `${_("Total")} `), h("span", { "aria-hidden": "true" }, "Σ"), String(v.totals[i]))),
       notes.length ? h("div", { class: "notes", title: notes.join(", ") }, notes.join(" · ")) : null);
   }
