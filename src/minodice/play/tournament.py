@@ -288,9 +288,13 @@ def fresh_seed() -> int:
 
 def lineup(spec: TournamentSpec, index: int) -> list[str]:
     """The bots seat by seat in game ``index`` (rotated by ``index % players``)."""
-    shift = index % spec.players
-    bots = list(spec.bots)
-    return bots[shift:] + bots[:shift]
+    return rotated(list(spec.bots), index)
+
+
+def rotated(seats: list[str], index: int) -> list[str]:
+    """``seats`` (one per player, in --bots order) as game ``index`` seats them."""
+    shift = index % len(seats)
+    return seats[shift:] + seats[:shift]
 
 
 def play_one(spec: TournamentSpec, index: int) -> GameResult:
@@ -313,9 +317,7 @@ def play_one(spec: TournamentSpec, index: int) -> GameResult:
         # tournament it was played (the same seed plays it again).
         # two seats of one bot are told apart by their place in --bots, the same in
         # every game of the rotation ("easy (1)" was whoever sat first)
-        entries = distinct_names(list(spec.bots))
-        shift = index % spec.players
-        record = export_record(state, entries[shift:] + entries[:shift],
+        record = export_record(state, rotated(distinct_names(list(spec.bots)), index),
                                {"seed": spec.seed, "game": index + 1, "deal": deal + 1})
     return GameResult(index, names, list(state.totals), state.winners(),
                       [sum(m) for m in made], [len(m) for m in made], times, made, record)

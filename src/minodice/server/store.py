@@ -361,14 +361,12 @@ class Store:
         # The loop's own connection to a file SQLite (see the module docstring), opened at
         # its first commit; None where commits stay on the thread (a URL with options, a
         # URI filename say, is opened as SQLAlchemy opens it: on the thread).
-        self._here_path: str | None = None
-        # the file of a SQLite store, whose disk /readyz watches
-        self.file: Path | None = None
-        if sqlite and not memory and (name := self.engine.url.database):
-            self.file = Path(name)
-        if (sqlite and not memory and not durable and not self.engine.url.query
-                and (database := self.engine.url.database) not in (None, "", ":memory:")):
-            self._here_path = database
+        # The file of a SQLite store (its disk is watched by /readyz), None for another.
+        database = self.engine.url.database if sqlite and not memory else None
+        self.file: Path | None = (Path(database) if database and database != ":memory:"
+                                  else None)
+        self._here_path: str | None = (database if self.file is not None and not durable
+                                       and not self.engine.url.query else None)
         self._here: sqlite3.Connection | None = None
         self._here_engine: Engine | None = None
         self._here_commits = 0
