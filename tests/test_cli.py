@@ -110,6 +110,23 @@ def test_replay_text(tmp_path: Path) -> None:
     assert "Traceback" not in out
 
 
+def test_replay_hides_the_hands_of_the_round_in_play_unless_asked(tmp_path: Path) -> None:
+    """Round 3 is in play after its first trick: its hands are counted, not named, until
+    ``--show-hands`` (a hot-seat save replayed between turns showed everyone's dice)."""
+    data = r9_breach()
+    del data["rounds"][2]["tricks"][1]
+    path = write(tmp_path / "in-play.json", data)
+    hidden = cli("replay", str(path)).stdout.decode()
+    shown = cli("replay", "--show-hands", str(path)).stdout.decode()
+    round_3 = hidden.split("Round 3 · ", 1)[1].split("Score table", 1)[0]
+    assert round_3.count("drew 3 dice (2 not yet rolled)") == 3, round_3
+    assert "replay --show-hands shows them" in round_3
+    assert "Ana          drew purple, purple, gray" in shown
+    # the finished rounds' hands are there either way
+    assert hidden.split("Round 3 · ", 1)[0] == shown.split("Round 3 · ", 1)[0]
+    assert "Ben          drew yellow, yellow" in hidden
+
+
 def test_replay_json_equals_summarize(tmp_path: Path) -> None:
     for name, data in (("example", EXAMPLE), ("game", random_record(5, 1))):
         proc = cli("replay", "--json", str(write(tmp_path / f"{name}.json", data)))

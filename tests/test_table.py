@@ -393,3 +393,32 @@ def test_the_text_replay_names_each_rounds_start_player_and_the_house_rules(
              if line.startswith("Round ") and " · start player " in line]
     assert shown == [table.names[starter_of_round(2, r, 4, start)] for r in range(1, 9)]
     assert ("rules start=fixed" in text.splitlines()[0]) == (start is StartRule.FIXED)
+
+
+@given(decisions=st.integers(0, 120))
+@settings(max_examples=30, deadline=None)
+def test_the_text_replay_of_a_game_in_play_keeps_the_rounds_hands_hidden(
+        decisions: int) -> None:
+    """A hot-seat save replayed between two turns (``minodice replay save.json``) showed
+    every seat's dice of the round in play. Each die not yet rolled in that round is now
+    left out, a finished round's hands are shown, and ``show_hands`` shows them all."""
+    table = new_table(4, (), ("random",), seed=11)
+    play_some(table, decisions)
+    state = table.game_state()
+    hidden = render_replay(state, table.names)
+    shown = render_replay(state, table.names, show_hands=True)
+    current = state.rounds[-1]
+    in_play = current.points is None and bool(current.hands) and any(current.hands)
+    for seat, name in enumerate(table.names):
+        drew = [line for line in hidden.splitlines() if line.startswith(f"  {name:<12} drew ")]
+        if in_play and state.phase is not Phase.DRAW:
+            hand = state.dice_set.hand_of_key(current.hands[seat]).names()
+            assert drew[-1].endswith(" not yet rolled)"), drew
+            assert not any(die in drew[-1] for die in hand)
+            assert f"drew {', '.join(hand)}" in shown
+        # a finished round's hands are shown either way
+        finished = [log for log in state.rounds if log.points is not None]
+        for log in finished:
+            hand = state.dice_set.hand_of_key(log.hands[seat]).names()
+            assert f"  {name:<12} drew {', '.join(hand)}" in hidden
+    assert ("--show-hands" in hidden) == (in_play and state.phase is not Phase.DRAW)

@@ -93,6 +93,11 @@ def replay(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the computed result as JSON (RECORD.md).")
     ] = False,
+    show_hands: Annotated[
+        bool, typer.Option("--show-hands", help="Show the hands of a round still being "
+                           "played too (hidden by default: at a shared screen they are "
+                           "the other players' secret).")
+    ] = False,
 ) -> None:
     """Check a game record and show the game: hands, bids, rolls, trick winners, scores."""
     try:
@@ -102,7 +107,8 @@ def replay(
     if as_json:
         typer.echo(json_text(summarize(loaded.state, loaded.players)))
     else:
-        typer.echo(render_replay(loaded.state, loaded.players), nl=False)
+        typer.echo(render_replay(loaded.state, loaded.players, show_hands=show_hands),
+                   nl=False)
 
 
 @app.command(name="simulate")

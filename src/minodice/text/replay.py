@@ -25,8 +25,14 @@ def _signed(value: int) -> str:
     return f"+{value}" if value > 0 else str(value)
 
 
-def render_replay(state: GameState, names: Sequence[str]) -> str:
-    """The whole game so far as text, ending with the score table and the result."""
+def render_replay(state: GameState, names: Sequence[str], *, show_hands: bool = False) -> str:
+    """The whole game so far as text, ending with the score table and the result.
+
+    The hands of a round still being played are left out (each seat's dice not yet rolled
+    are counted, not named) unless ``show_hands``: a hot-seat game's save replayed between
+    two turns would otherwise show every player the others' dice. A finished round's hands
+    are shown, as they are at the table once its dice are all rolled.
+    """
     names = [printable(n) for n in names]
     ds = state.dice_set
     words = Words(translator("en"), ds)
@@ -45,9 +51,18 @@ def render_replay(state: GameState, names: Sequence[str]) -> str:
         out.append("")
         starter = starter_of_round(config.first_starter, r, state.n, config.options.start)
         out.append(f"Round {r} · start player {names[starter]}")
+        in_play = log.points is None and not show_hands
         for seat in range(state.n):
             hand = ds.hand_of_key(log.hands[seat])
-            out.append(f"  {names[seat]:<12} drew {', '.join(hand.names())}")
+            if in_play:
+                rolled = sum(1 for trick in log.tricks for s, _, _ in trick if s == seat)
+                out.append(f"  {names[seat]:<12} drew {len(hand.names())} dice "
+                           f"({len(hand.names()) - rolled} not yet rolled)")
+            else:
+                out.append(f"  {names[seat]:<12} drew {', '.join(hand.names())}")
+        if in_play:
+            out.append("  (hands hidden while the round is played; replay --show-hands "
+                       "shows them)")
         if log.bids is None:
             out.append("  Bids: not all in yet")
             continue
