@@ -10,7 +10,7 @@ pytest.importorskip("pettingzoo", reason="the research extra is not installed "
                     "(pip install -e '.[research]', or make research-test)")
 
 import numpy as np
-from pettingzoo.test import api_test, parallel_api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 from pettingzoo.utils.conversions import aec_to_parallel
 
 from minodice.core.actions import Bid
@@ -188,3 +188,57 @@ def test_render_shows_the_table_without_secrets() -> None:
     assert text is not None
     assert "round 1/8, bid" in text
     assert f"{first}: 1 dice, bid ?" in text
+
+
+def test_parallel_env_ending_on_illegal_actions_passes_parallel_seed_test() -> None:
+    """PettingZoo's ``parallel_seed_test`` samples actions without their masks: the default
+    environment refuses the first illegal one (a ValueError, as every illegal action), so
+    the test could not run. ``on_illegal="end"`` ends the game on it instead."""
+    with pytest.raises(ValueError, match="R6"):
+        parallel_seed_test(lambda: parallel_env(players=4), num_cycles=50)
+    parallel_seed_test(lambda: parallel_env(players=4, on_illegal="end"), num_cycles=50)
+
+
+@pytest.mark.parametrize("phase", ["bid", "roll"])
+def test_an_illegal_action_ends_the_game_when_asked(phase: str) -> None:
+    """The offender is rewarded ``illegal_reward`` and told why; the others 0; all terminated;
+    the engine's game is left as it was; a further step is refused in words."""
+    env = parallel_env(players=4, on_illegal="end", illegal_reward=-50.0)
+    obs, _ = env.reset(seed=5)
+    if phase == "roll":  # the bids in, then the seat to roll sends a die it may not roll
+        env.step(dict.fromkeys(env.agents, 0))
+        obs = {a: env._observe(a) for a in env.agents}
+    game = env._aec.game
+    before = (list(game.bids), [list(t) for t in game.rounds[-1].tricks],
+              game.current_player, list(game.totals))
+    actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in env.agents}
+    offender = next(a for a in env.agents if obs[a]["action_mask"][:env.noop].any())
+    illegal = [i for i, ok in enumerate(obs[offender]["action_mask"][:env.noop]) if not ok]
+    actions[offender] = illegal[-1]
+    _, rewards, terminations, truncations, infos = env.step(actions)
+    assert rewards[offender] == -50.0
+    assert all(r == 0.0 for a, r in rewards.items() if a != offender)
+    assert all(terminations.values())
+    assert not any(truncations.values())
+    assert offender in infos[offender]["illegal_move"], infos[offender]
+    assert env.agents == []
+    assert (list(game.bids), [list(t) for t in game.rounds[-1].tricks],
+            game.current_player, list(game.totals)) == before
+    with pytest.raises(ValueError, match="call reset"):
+        env.step(actions)
+    with pytest.raises(ValueError, match="on_illegal"):
+        parallel_env(on_illegal="ignore")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pettingzoo_s_terminate_illegal_wrapper_ends_the_aec_game() -> None:
+    """What the README tells AEC users: the wrapper reads our action mask."""
+    from pettingzoo.utils.wrappers import TerminateIllegalWrapper
+
+    env = TerminateIllegalWrapper(MinoDiceEnv(4), illegal_reward=-1.0)
+    env.reset(seed=1)
+    offender = env.agent_selection
+    env.step(8)  # a bid of 8 in round 1
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == -1.0
+    assert all(r == 0 for a, r in env.rewards.items() if a != offender)

@@ -278,14 +278,27 @@ class MinoDiceParallelEnv(ParallelEnv[str, Observation, int]):
     only the agent to roll has legal dice in its mask; every other agent's mask allows
     only the no-op action (number ``action_size``), which it must send (or leave out).
     Rewards, observations and seeding are those of :class:`MinoDiceEnv`.
+
+    An illegal action raises :class:`ValueError` (naming the agent and the rule), the game
+    left as it was. With ``on_illegal="end"`` it ends the game instead, as PettingZoo's
+    ``TerminateIllegalWrapper`` does for AEC environments (there is no such wrapper for
+    parallel ones): the agent that sent it is rewarded ``illegal_reward``, the others 0,
+    every agent is terminated and the offender's info holds ``"illegal_move"``, the reason.
+    PettingZoo's ``parallel_seed_test``, which samples actions without their masks, needs
+    this.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi"], "name": "minodice_parallel_v0"}
 
     def __init__(self, players: int = 4, dice_set: str = "mino", variant: str = "standard",
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, on_illegal: str = "raise",
+                 illegal_reward: float = -1.0) -> None:
+        if on_illegal not in ("raise", "end"):
+            raise ValueError(f"on_illegal {on_illegal!r} is not one of: raise, end")
         self._aec = MinoDiceEnv(players, dice_set, variant, render_mode)
+        self.on_illegal = on_illegal
+        self.illegal_reward = illegal_reward
         self.render_mode = render_mode
         self.possible_agents = self._aec.possible_agents[:]
         self.agents: list[str] = []
@@ -329,6 +342,38 @@ class MinoDiceParallelEnv(ParallelEnv[str, Observation, int]):
     def step(self, actions: dict[str, int]) -> tuple[
             dict[str, Observation], dict[str, float], dict[str, bool], dict[str, bool],
             dict[str, dict[str, Any]]]:
+        if not self.agents:
+            raise ValueError("no game in play (none yet, or it is over): call reset()")
+        try:
+            rewards = self._apply(actions)
+        except _IllegalStepError as illegal:
+            if self.on_illegal == "raise":
+                raise ValueError(str(illegal)) from None
+            return self._end_by_illegal(illegal.agent, str(illegal))
+        game = self._aec.game
+        done = game.is_terminal()
+        obs, infos = self._all()
+        terminations = dict.fromkeys(self.agents, done)
+        truncations = dict.fromkeys(self.agents, False)
+        if done:
+            self.agents = []
+        return obs, rewards, terminations, truncations, infos
+
+    def _end_by_illegal(self, offender: str, reason: str) -> tuple[
+            dict[str, Observation], dict[str, float], dict[str, bool], dict[str, bool],
+            dict[str, dict[str, Any]]]:
+        obs, infos = self._all()
+        rewards = dict.fromkeys(self.agents, 0.0)
+        rewards[offender] = self.illegal_reward
+        infos[offender] = {"illegal_move": reason}
+        terminations = dict.fromkeys(self.agents, True)
+        truncations = dict.fromkeys(self.agents, False)
+        self.agents = []
+        return obs, rewards, terminations, truncations, infos
+
+    def _apply(self, actions: dict[str, int]) -> dict[str, float]:
+        """Checks and applies one step's actions (every bid before any is applied), and
+        returns the rewards; an illegal one raises :class:`_IllegalStepError`, nothing applied."""
         game = self._aec.game
         aec = self._aec
         rewards = dict.fromkeys(self.agents, 0.0)
@@ -336,11 +381,11 @@ class MinoDiceParallelEnv(ParallelEnv[str, Observation, int]):
             bidders = [a for a in self.agents if game.bids[aec._seat[a]] < 0]
             for agent in bidders:  # every bid checked before any is applied
                 if agent not in actions:
-                    raise ValueError(f"{agent} must bid this step")
-                bid = action_number(agent, actions[agent])
+                    raise _IllegalStepError(agent, f"{agent} must bid this step")
+                bid = _number(agent, actions[agent])
                 if not 0 <= bid <= game.round_no:
-                    raise ValueError(f"{agent}: a bid is 0 to {game.round_no} in round "
-                                     f"{game.round_no}, not {bid} (R6)")
+                    raise _IllegalStepError(agent, f"{agent}: a bid is 0 to {game.round_no} in "
+                                       f"round {game.round_no}, not {bid} (R6)")
             order = [aec.agent_selection] + [a for a in bidders if a != aec.agent_selection]
             for agent in order:
                 aec.agent_selection = agent
@@ -350,22 +395,19 @@ class MinoDiceParallelEnv(ParallelEnv[str, Observation, int]):
         else:
             agent = aec.agent_selection
             action = actions.get(agent)
-            if action is None or action_number(agent, action) == self.noop:
-                raise ValueError(f"{agent} is to roll a die this step")
+            if action is None or _number(agent, action) == self.noop:
+                raise _IllegalStepError(agent, f"{agent} is to roll a die this step")
             for other, act in actions.items():
-                if other != agent and act is not None and action_number(other, act) != self.noop:
-                    raise ValueError(f"{other} is not to act this step: send {self.noop} "
-                                     "(no-op)")
-            aec.step(action_number(agent, action))
+                if other != agent and act is not None and _number(other, act) != self.noop:
+                    raise _IllegalStepError(other, f"{other} is not to act this step: send "
+                                       f"{self.noop} (no-op)")
+            try:
+                aec.step(action_number(agent, action))
+            except ValueError as exc:  # the engine refused it: the game is as it was
+                raise _IllegalStepError(agent, str(exc)) from None
             for a in self.agents:
                 rewards[a] += aec.rewards[a]
-        done = game.is_terminal()
-        obs, infos = self._all()
-        terminations = dict.fromkeys(self.agents, done)
-        truncations = dict.fromkeys(self.agents, False)
-        if done:
-            self.agents = []
-        return obs, rewards, terminations, truncations, infos
+        return rewards
 
     def render(self) -> str | None:
         return self._aec.render()
@@ -375,6 +417,22 @@ class MinoDiceParallelEnv(ParallelEnv[str, Observation, int]):
 
     def close(self) -> None:
         pass
+
+
+class _IllegalStepError(ValueError):
+    """An action the parallel environment refuses, with the agent that sent it."""
+
+    def __init__(self, agent: str, reason: str) -> None:
+        super().__init__(reason)
+        self.agent = agent
+
+
+def _number(agent: str, action: object) -> int:
+    """:func:`action_number`, its refusal an :class:`_IllegalStepError` of ``agent``."""
+    try:
+        return action_number(agent, action)
+    except ValueError as exc:
+        raise _IllegalStepError(agent, str(exc)) from None
 
 
 def parallel_env(**kwargs: Any) -> MinoDiceParallelEnv:
