@@ -349,3 +349,46 @@ def test_a_printing_bot_does_not_reach_our_output(command: str) -> None:
     assert "thinking" not in text.stdout
     assert "fd 1" not in text.stdout
     assert "imported" not in text.stdout
+
+
+def test_a_failing_bot_s_last_output_is_quoted_in_its_error() -> None:
+    """What a bot prints reaches no output of ours, but its author had no trace of why it
+    failed: the last lines it printed (output and error alike) end the error, escaped."""
+    message = expect_error(f"{BROKEN}:TalkingRaisingBot")
+    assert "raised RuntimeError: the talking bot gives up" in message
+    # the last three lines, in the order printed, output and error alike
+    assert re.search(r"; its last output: \\x1b\[31mwarned 2\\x1b\[0m / decision 3: \d legal / "
+                     r"\\x1b\[31mwarned 3\\x1b\[0m$", message), message
+    assert "\x1b" not in message  # the escape is shown, never sent
+
+
+def test_a_bot_printing_more_than_a_pipe_holds_plays_on() -> None:
+    """Its output is read while it decides, so it never blocks on a full pipe."""
+    results = run_games(TournamentSpec(3, (f"{BROKEN}:LoudBot", "easy", "random"), 1, 5,
+                                       time_limit=HANG_GUARD), 1)
+    assert len(results) == 1
+    assert results[0].bids == [8, 8, 8]
+
+
+def test_the_game_a_bot_stopped_is_kept_with_the_records(tmp_path: Path) -> None:
+    """A tournament or simulation a bot stopped kept no record of the game: its author could
+    not see the position. With --save-records it is written (a record that stops where the
+    bot failed, saying why), and the error says where; without, how to keep it."""
+    spec = f"{BROKEN}:TalkingRaisingBot"
+    for command in ("tournament", "simulate"):
+        folder = tmp_path / command
+        done = cli(command, "--players", "3", "--bots", f"{spec},easy,random", "--games", "3",
+                   "--seed", "4", "--save-records", str(folder))
+        assert done.returncode == 1
+        path = folder / "game-0001.json"
+        assert done.stderr.strip().endswith(f"; the game so far: {path}"), done.stderr
+        assert ", in game 1 (seed 4); its last output: " in done.stderr
+        record = json.loads(path.read_text("utf-8"))
+        assert record["stopped"].startswith(f"bot '{spec}' (seat 1) raised RuntimeError")
+        assert sorted(p.name for p in folder.iterdir()) == ["game-0001.json"]
+        shown = cli("replay", "--show-hands", str(path))
+        assert shown.returncode == 0, shown.stderr
+        assert "Game not finished: round 2 of 8" in shown.stdout  # its third decision
+        without = cli(command, "--players", "3", "--bots", f"{spec},easy,random",
+                      "--games", "3", "--seed", "4")
+        assert without.stderr.strip().endswith("; --save-records FOLDER keeps the game so far")

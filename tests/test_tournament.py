@@ -418,7 +418,7 @@ def test_a_bot_that_raises_is_told_where_in_its_code_and_in_which_game() -> None
         if 'raise RuntimeError("the raising bot gives up")' in text)
     message = expect_bot_error(f"{BROKEN}:RaisingBot")
     assert message.endswith("raised RuntimeError: the raising bot gives up at "
-                            f"broken_bots.py:{line} in act, in game 1"), message
+                            f"broken_bots.py:{line} in act, in game 1 (seed 1)"), message
 
 
 def test_missing_file_and_module_are_named() -> None:

@@ -173,6 +173,30 @@ class FloodingBot:
         return legal[0]
 
 
+class TalkingRaisingBot:
+    """Prints at each decision (output, error, and a colour escape), raises at its third."""
+
+    def __init__(self) -> None:
+        self.decisions = 0
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        import sys
+        self.decisions += 1
+        print(f"decision {self.decisions}: {len(legal)} legal")
+        print(f"\x1b[31mwarned {self.decisions}\x1b[0m", file=sys.stderr, flush=True)
+        if self.decisions == 3:
+            raise RuntimeError("the talking bot gives up")
+        return legal[0]
+
+
+class LoudBot:
+    """Prints 300 KB of lines at every decision (more than a pipe holds), then plays."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        print("all work and no play\n" * 15000, flush=True)
+        return legal[0]
+
+
 # -- bots that cheat: each raises if the cheat worked, so a finished game means it failed --
 
 

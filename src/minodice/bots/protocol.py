@@ -21,11 +21,14 @@ import random
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, get_args, runtime_checkable
 
 from minodice.core.actions import Action
 from minodice.core.errors import MinodiceError
 from minodice.core.view import SeatView
+
+if TYPE_CHECKING:
+    from minodice.core.state import GameState
 
 
 @runtime_checkable
@@ -42,7 +45,34 @@ class Bot(Protocol):
 
 
 class BotError(MinodiceError):
-    """A bot that cannot be loaded, or misbehaved in a game; the message names it."""
+    """A bot that cannot be loaded, or misbehaved in a game; the message names it.
+
+    A game it stopped is kept with it, for the bot's author to see the position:
+    ``game_so_far``, the engine's state up to the failing decision (set where the game was
+    played), then ``record``, that game's record once a runner has named its players, and
+    ``game_index``, which game of a run it was (from 0). An exception's attributes travel
+    with it from a worker process to its parent (the record does; a state is not sent).
+    """
+
+    game_so_far: GameState | None = None
+    record: dict[str, Any] | None = None
+    game_index: int | None = None
+    #: "; its last output: ..." -- the last lines an outside bot printed, quoted at the
+    #: end of the message whatever is said of the game after it
+    said: str = ""
+
+    def __str__(self) -> str:
+        return super().__str__() + self.said
+
+    def in_game(self, index: int, seed: int | None = None) -> BotError:
+        """The same error, said to have happened in game ``index`` (from 0) of a run (of
+        ``seed``: with --games and --seed it plays again)."""
+        run = "" if seed is None else f" (seed {seed})"
+        other = BotError(f"{super().__str__()}, in game {index + 1}{run}")
+        other.said = self.said
+        other.game_so_far = self.game_so_far
+        other.game_index = index
+        return other
 
 
 BotFactory = Callable[[], Bot]

@@ -14,8 +14,11 @@ no two seats share memory — started from a fresh interpreter that never saw a 
   (:func:`~minodice.core.actions.parse_action`) and check against the legal actions, and
   the generator's new state, checked before use. We never unpickle what a child sends,
   and read at most :data:`MAX_ANSWER` bytes of it;
-- the child's standard input, output and error lead nowhere (whatever the bot prints is
-  lost, never ours); it runs in a session of its own, with no terminal and no Ctrl-C;
+- the child's standard input leads nowhere, and what the bot prints (output and error
+  alike) reaches only us, never our output: we keep its last :data:`MAX_SAID` bytes and
+  quote its last lines, escaped, in the error that stops the bot, the only trace its author
+  has (on POSIX; elsewhere it is lost). It runs in a session of its own, with no terminal
+  and no Ctrl-C;
 - the clock is ours: a child that overruns a decision's time limit, or
   :data:`CREATE_SECONDS` to load and make its bot, is killed with every process it
   started, and the bot is named in a :class:`~minodice.bots.protocol.BotError`. So is a
@@ -64,6 +67,10 @@ CREATE_SECONDS = 60.0
 MAX_ANSWER = 64 * 1024
 #: Longest text of a child's (a bot's exception message, say) shown in an error.
 MAX_TEXT = 300
+#: The most of what a bot printed that is kept (its end), to quote when it fails.
+MAX_SAID = 4096
+#: Lines of what a bot printed quoted in its error.
+SAID_LINES = 3
 
 _POSIX = os.name == "posix"
 _HEADER = struct.Struct(">I")
@@ -113,12 +120,17 @@ class _Child:
         self.owner = os.getpid()
         self.proc = subprocess.Popen(
             _child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, start_new_session=_POSIX,
+            stderr=subprocess.PIPE if _POSIX else subprocess.DEVNULL,
+            start_new_session=_POSIX,
             creationflags=0 if _POSIX else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
         assert self.proc.stdin is not None
         assert self.proc.stdout is not None
         self._out: IO[bytes] = self.proc.stdin
         self._in = self.proc.stdout.fileno()
+        # what the bot printed: read whenever we wait for an answer (the bot runs only
+        # then), so that it never blocks on a full pipe; its end kept for its errors
+        self._err = self.proc.stderr.fileno() if self.proc.stderr is not None else None
+        self.said = bytearray()
         self._buffer = b""
         self._chunks: queue.Queue[bytes] | None = None
         if not _POSIX:  # no select() on pipes: a thread reads
@@ -166,13 +178,49 @@ class _Child:
                 return None
         import select
 
-        ready, _, _ = select.select([self._in], [], [], timeout)
-        if not ready:
+        watched = [self._in] if self._err is None else [self._in, self._err]
+        ready, _, _ = select.select(watched, [], [], timeout)
+        if self._err is not None and self._err in ready:
+            self._keep_said()
+        if self._in not in ready:
             return None
         try:
             return os.read(self._in, 65536)
         except OSError:
             return b""
+
+    def _keep_said(self) -> None:
+        """Read what the bot printed, keeping the last :data:`MAX_SAID` bytes."""
+        assert self._err is not None
+        try:
+            chunk = os.read(self._err, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:  # closed: no more to watch (else select reports it ready forever)
+            self._err = None
+            return
+        self.said += chunk
+        del self.said[:-MAX_SAID]
+
+    def last_said(self) -> str:
+        """"; its last output: ..." quoting the last lines the bot printed (read up to
+        now, the pipe drained without waiting), or "" if it printed nothing."""
+        if self._err is not None and self.owner == os.getpid():
+            import select
+
+            for _ in range(64):  # at most 4 MB more; a bot still printing is cut there
+                ready, _, _ = select.select([self._err], [], [], 0)
+                if not ready:
+                    break
+                self._keep_said()
+                if self._err is None:
+                    break
+        lines = [line.strip() for line in
+                 bytes(self.said).decode("utf-8", "replace").splitlines()]
+        lines = [line for line in lines if line][-SAID_LINES:]
+        if not lines:
+            return ""
+        return "; its last output: " + _clean(" / ".join(lines))
 
     def receive(self, seconds: float | None) -> dict[str, Any]:
         """The child's next answer, within ``seconds`` (None: however long it takes)."""
@@ -217,15 +265,24 @@ class _Child:
             self._out.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
-        if self.proc.stdout is not None:
-            with contextlib.suppress(OSError):
-                self.proc.stdout.close()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self._err = None
 
 
 _LIVE: weakref.WeakSet[_Child] = weakref.WeakSet()
 _SPARES: dict[str, list[_Child]] = {}
 _CHECKED: set[str] = set()
 _LOCK = threading.Lock()
+
+
+def _quoting(message: str, said: str) -> BotError:
+    """A BotError with what the bot last printed (:meth:`_Child.last_said`) at its end."""
+    error = BotError(message)
+    error.said = said
+    return error
 
 
 def _gone_text(status: int | None) -> str:
@@ -258,18 +315,22 @@ def _start_up(child: _Child, request: tuple[Any, ...] | None, deadline: float, d
             child.send(request)
         answer = child.receive(max(0.0, deadline - time.monotonic()))
     except _LateError:
+        said = child.last_said()
         give_up()
-        raise BotError(f"bot {spec!r} took longer than {CREATE_SECONDS:g} s to "
-                       "start") from None
+        raise _quoting(f"bot {spec!r} took longer than {CREATE_SECONDS:g} s to start",
+                       said) from None
     except _GoneError as gone:
+        said = child.last_said()
         give_up()
-        raise BotError(f"bot {spec!r} {_gone_text(gone.status)} while {doing}") from None
+        raise _quoting(f"bot {spec!r} {_gone_text(gone.status)} while {doing}", said) from None
     except _GarbledError as bad:
+        said = child.last_said()
         give_up()
-        raise BotError(f"bot {spec!r} sent {bad} while {doing}") from None
+        raise _quoting(f"bot {spec!r} sent {bad} while {doing}", said) from None
     if answer.get("ok") is not True:
+        said = child.last_said()
         give_up()
-        raise BotError(_bot_text(spec, answer.get("error", failed)))
+        raise _quoting(_bot_text(spec, answer.get("error", failed)), said)
 
 
 def _ready(child: _Child, deadline: float) -> None:
@@ -372,38 +433,43 @@ class SandboxedBot:
             child.send(("act", view, tuple(legal), rng.getstate()))
             answer = child.receive(time_limit)
         except _LateError:
-            self.close()
-            raise BotError(f"{who} took longer than {time_limit:g} s for one decision") from None
+            raise self._stopped(f"{who} took longer than {time_limit:g} s for one "
+                                "decision") from None
         except _GoneError as gone:
-            self.close()
-            raise BotError(f"{who} {_gone_text(gone.status)}") from None
+            raise self._stopped(f"{who} {_gone_text(gone.status)}") from None
         except _GarbledError as bad:
-            self.close()
-            raise BotError(f"{who} sent {bad}") from None
+            raise self._stopped(f"{who} sent {bad}") from None
         if "error" in answer:
-            self.close()
-            raise BotError(f"{who} {_clean(answer['error'])}")
+            raise self._stopped(f"{who} {_clean(answer['error'])}")
         shown = ", ".join(str(a) for a in legal)
         if "returned" in answer:
-            raise BotError(not_an_action(who, _clean(answer["returned"]),
-                                         _clean(str(answer.get("type", "object"))), legal))
+            raise _quoting(not_an_action(who, _clean(answer["returned"]),
+                                         _clean(str(answer.get("type", "object"))), legal),
+                           child.last_said())
         text = answer.get("action")
         try:
             if not isinstance(text, str) or len(text) > 100:
                 raise ValueError
             action = parse_action(view.dice_set, text)
         except ValueError:
-            raise BotError(f"{who} returned {_clean(repr(text))}, which is not legal here "
-                           f"(legal: {shown})") from None
+            raise _quoting(f"{who} returned {_clean(repr(text))}, which is not legal here "
+                           f"(legal: {shown})", child.last_said()) from None
         if action not in legal:
-            raise BotError(f"{who} returned {action!r}, which is not legal here "
-                           f"(legal: {shown})")
+            raise _quoting(f"{who} returned {action!r}, which is not legal here "
+                           f"(legal: {shown})", child.last_said())
         try:
             rng.setstate(_rng_state(answer.get("rng")))
         except (TypeError, ValueError, OverflowError):
-            self.close()
-            raise BotError(f"{who} sent a random generator state that is not one") from None
+            raise self._stopped(f"{who} sent a random generator state that is not "
+                                "one") from None
         return action
+
+    def _stopped(self, message: str) -> BotError:
+        """The error that ends the bot: ``message`` and the last it printed; its process
+        ended."""
+        said = self._child.last_said() if self._child is not None else ""
+        self.close()
+        return _quoting(message, said)
 
 
 def _rng_state(data: object) -> tuple[Any, ...]:
@@ -496,13 +562,18 @@ def main() -> None:
     requests = os.fdopen(os.dup(0), "rb")
     answers = os.fdopen(os.dup(1), "wb")
     nothing = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(nothing, fd)
+    os.dup2(nothing, 0)
+    os.dup2(2, 1)  # the bot's print()s join its errors: both only for our parent to quote
+    with contextlib.suppress(Exception):  # and in the order it printed them
+        sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
 
     def answer(data: dict[str, Any]) -> None:
+        for stream in (sys.stdout, sys.stderr):  # what the bot printed comes first
+            with contextlib.suppress(Exception):
+                stream.flush()
         answers.write(json.dumps(data).encode("ascii") + b"\n")
         answers.flush()
 

@@ -32,6 +32,7 @@ from minodice.cli.common import (
     check_float,
     check_range,
     check_seed,
+    kept_so_far,
     lineup,
     non_empty_path,
     progress_bar,
@@ -113,7 +114,9 @@ def tournament(
             else:
                 results = run_games(spec, workers, ray_address=ray, on_record=on_record)
     except BotError as exc:
-        typer.echo(f"minodice tournament: {exc} (seed {seed})", err=True)
+        # a game's failure names its game and seed; a bot that cannot be loaded, the seed
+        run = "" if exc.game_index is not None else f" (seed {seed})"
+        typer.echo(f"minodice tournament: {exc}{run}{kept_so_far(exc, folder)}", err=True)
         raise typer.Exit(1) from None
     except KeyboardInterrupt as exc:
         # The workers are ended already; the interpreter's own exit would run the process

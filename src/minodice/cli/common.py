@@ -283,3 +283,16 @@ class RecordsFolder:
             typer.echo(f"minodice {self.command}: cannot write {printable(str(path))}: "
                        f"{exc.strerror or exc}", err=True)
             raise typer.Exit(1) from None
+
+
+def kept_so_far(error: BotError, folder: RecordsFolder | None) -> str:
+    """Where the game a bot stopped is kept ("; the game so far: FOLDER/game-0007.json"),
+    written now, or how to keep it next time: its author's only view of the position."""
+    if error.game_index is None:
+        return ""
+    if folder is None:
+        return "; --save-records FOLDER keeps the game so far"
+    if error.record is None:
+        return ""
+    folder.write(error.game_index, error.record)
+    return f"; the game so far: {printable(str(folder.path(error.game_index)))}"

@@ -32,6 +32,7 @@ from minodice.cli.common import (
     check_float,
     check_range,
     check_seed,
+    kept_so_far,
     lineup,
     non_empty_path,
     progress_bar,
@@ -151,17 +152,20 @@ def simulate_cmd(
     runs: Iterator[GameState]
     names = [f"Bot {i + 1}" for i in range(players)]
 
+    def record(index: int, state: GameState) -> dict[str, Any]:
+        return export_record(state, names, {"seed": seed, "game": index + 1})
+
     def save(index: int, state: Any) -> None:
         if folder is not None:
-            folder.write(index, export_record(state, names, {"seed": seed, "game": index + 1}))
+            folder.write(index, record(index, state))
 
     if set(seats) == {"random"}:
         runs = simulate(players, games, seed, dice_set, Variant(variant.value), on_game=save,
                         options=options)
     else:
         names = distinct_names(seats)  # a record's players are distinct (R1)
-        runs = _bot_games(seats, games, seed, edition.value, variant.value, save, time_limit,
-                          options)
+        runs = _bot_games(seats, games, seed, edition.value, variant.value, save, record,
+                          folder, time_limit, options)
     start = time.perf_counter()
     if sys.stderr.isatty():
         with progress_bar() as progress:
@@ -200,6 +204,8 @@ def simulate_cmd(
 
 def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, variant: str,
                on_game: Callable[[int, GameState], None],
+               record: Callable[[int, GameState], dict[str, Any]],
+               folder: RecordsFolder | None,
                time_limit: float, options: RuleOptions) -> Iterator[GameState]:
     """Games between the bots of ``seat_bots`` (seats as given), for ``simulate``."""
     for index in range(games):
@@ -210,7 +216,11 @@ def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, varian
             state, _ = play_bot_game(config, [make_bot(b) for b in seat_bots], seat_bots, seed,
                                      index, f"{seed}:{index}", time_limit)
         except BotError as exc:
-            typer.echo(f"minodice simulate: {one_line(str(exc))}", err=True)
+            stopped = exc.in_game(index, seed)
+            if exc.game_so_far is not None:  # kept for the bot's author
+                stopped.record = record(index, exc.game_so_far) | {"stopped": str(stopped)}
+            typer.echo(f"minodice simulate: {one_line(str(stopped))}"
+                       f"{kept_so_far(stopped, folder)}", err=True)
             raise typer.Exit(1) from None
         on_game(index, state)
         yield state

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from minodice.bots.protocol import Bot
+from minodice.bots.protocol import Bot, BotError
 from minodice.bots.sandbox import SandboxedBot, prewarm
 from minodice.core.dice import Face, Hand
 from minodice.core.state import GameConfig, GameState
@@ -182,7 +182,11 @@ def _play(
 
     driver = Driver(table, PerSeatRunner(outside, inside), time_limit=time_limit,
                     bot_rng=seat_rngs(bot_seed, config.players), listeners=[timed])
-    driver.run()
+    try:
+        driver.run()
+    except BotError as error:  # the game up to the failing decision, for the bot's author
+        error.game_so_far = table.game_state()
+        raise
     return table.game_state(), times
 
 

@@ -77,8 +77,8 @@ def run_games_on_ray(
                 for ref in pending:
                     ray.cancel(ref, force=True)
                 cause = getattr(exc, "cause", None)
-                if isinstance(cause, BotError):
-                    raise BotError(str(cause)) from None
+                if isinstance(cause, BotError):  # with the game it stopped, if kept
+                    raise cause from None
                 raise BotError(f"a Ray task failed: {str(exc).strip().splitlines()[0]}"
                                ) from None
             if on_progress:

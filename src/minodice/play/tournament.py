@@ -309,7 +309,14 @@ def play_one(spec: TournamentSpec, index: int) -> GameResult:
         state, times = play_bot_game(config, bots, names, spec.seed, deal,
                                      f"{spec.seed}:{index}", spec.time_limit)
     except BotError as exc:  # which game: --games and --seed play up to it again
-        raise BotError(f"{exc}, in game {index + 1}") from None
+        stopped = exc.in_game(index, spec.seed)
+        stopped.game_so_far = None  # a worker sends the record, not the engine's state
+        if spec.records and exc.game_so_far is not None:
+            stopped.record = export_record(
+                exc.game_so_far, rotated(distinct_names(list(spec.bots)), index),
+                {"seed": spec.seed, "game": index + 1, "deal": deal + 1,
+                 "stopped": str(stopped)})
+        raise stopped from None
     made = made_by_round(state)
     record = None
     if spec.records:
