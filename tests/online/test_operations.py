@@ -203,6 +203,28 @@ def test_the_tables_bot_decisions_are_timed(tmp_path: Path) -> None:
         assert after - before >= decisions
 
 
+def test_serve_says_a_read_only_folder_in_words(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """It said "OSError: [Errno 30] Read-only file system: '...'" (Python's words). A real
+    read-only mount needs root, so the claim's lock file is refused as one refuses it."""
+    import errno
+
+    import minodice.server.claims as claims
+
+    lock = tmp_path / ".games.db.lock"
+
+    def refused(path: Path, wait: float | None = None) -> None:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(lock))
+
+    monkeypatch.setattr(claims, "claim_sqlite", refused)
+    result = CliRunner().invoke(cli_app, ["serve", "--db", str(tmp_path / "games.db"),
+                                          "--port", str(free_port())])
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        f"minodice serve: cannot open the database {tmp_path / 'games.db'}: Read-only file "
+        f"system ({lock}); choose a folder the server may write (--db FILE)")
+
+
 def test_serve_names_an_unreachable_database_in_one_line_without_its_password() -> None:
     runner = CliRunner()
     result = runner.invoke(cli_app, ["serve", "--db",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import re
@@ -410,6 +411,12 @@ def failure_reason(exc: BaseException, secret: str | None) -> str:
     reason = type(cause).__name__ + (f": {text[0]}" if text else "")
     if isinstance(cause, SchemaError):  # the store's own words, whole
         reason = str(cause)
+    elif isinstance(cause, OSError) and cause.strerror:  # "Read-only file system (PATH)",
+        # not "OSError: [Errno 30] ...": a folder the server may not write is a user's matter
+        where = f" ({cause.filename})" if cause.filename else ""
+        reason = f"{cause.strerror}{where}"
+        if cause.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            reason += "; choose a folder the server may write (--db FILE)"
     if secret:
         reason = reason.replace(secret, "***")
     return one_line(reason)[:300]
