@@ -144,19 +144,40 @@ class HangingInitBot:
 
 class ChildSpawningSlowBot:
     """Starts a process of its own that holds the bot's pipes open, then sleeps: stopping
-    it must stop that process too."""
+    it must stop that process too (it would sleep 5 minutes)."""
 
     def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         import os
         import subprocess
         import sys
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+        # longer than the test waits for it to end (60 s): it must be killed
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
                                  close_fds=False)
         where = os.environ.get("MINODICE_TEST_PIDFILE")
         if where:
             with open(where + ".part", "w") as fh:
                 fh.write(str(child.pid))
             os.replace(where + ".part", where)  # whole, or not there yet
+        time.sleep(30)
+        return legal[0]
+
+
+class SessionEscapingSlowBot:
+    """Starts a process in a session of its own through a parent that exits at once (a
+    daemon's double fork: out of the bot's process group, and an orphan), then sleeps:
+    stopping the bot must stop that process too."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        import os
+        import subprocess
+        import sys
+        where = os.environ.get("MINODICE_TEST_PIDFILE", os.devnull)
+        starter = ("import os, subprocess, sys\n"
+                   "child = subprocess.Popen([sys.executable, '-c', 'import time; "
+                   "time.sleep(300)'], start_new_session=True)\n"
+                   "with open(sys.argv[1] + '.part', 'w') as fh: fh.write(str(child.pid))\n"
+                   "os.replace(sys.argv[1] + '.part', sys.argv[1])\n")
+        subprocess.run([sys.executable, "-c", starter, where], check=True)
         time.sleep(30)
         return legal[0]
 

@@ -21,8 +21,10 @@ no two seats share memory — started from a fresh interpreter that never saw a 
   and no Ctrl-C;
 - the clock is ours: a child that overruns a decision's time limit, or
   :data:`CREATE_SECONDS` to load and make its bot, is killed with every process it
-  started, and the bot is named in a :class:`~minodice.bots.protocol.BotError`. So is a
-  child that ends, raises or answers nonsense.
+  started (its process group; on Linux also what left the group for a session of its own,
+  the child adopting orphans so that a double fork is still found below it), and the bot
+  is named in a :class:`~minodice.bots.protocol.BotError`. So is a child that ends,
+  raises or answers nonsense.
 
 The random generator makes the trip both ways, so a bot plays exactly as it would in our
 process: the same draws, decision after decision.
@@ -253,7 +255,12 @@ class _Child:
         _LIVE.discard(self)
         if self.owner != os.getpid():
             return
-        if self.proc.poll() is None or _POSIX:
+        alive = self.proc.poll() is None
+        if alive or _POSIX:
+            if alive:  # (not reaped: its pid is no one else's; we alone reap it)
+                # first what left the child's process group (a new session, a double
+                # fork: on Linux the child adopts its orphans, so they are its descendants)
+                _end_descendants(self.proc.pid)
             try:
                 if _POSIX:
                     os.killpg(self.proc.pid, signal.SIGKILL)
@@ -270,6 +277,57 @@ class _Child:
                 with contextlib.suppress(OSError):
                     stream.close()
         self._err = None
+
+
+def _descendants(root: int) -> set[int]:
+    """The processes below ``root`` (Linux's /proc; none elsewhere), ``root`` left out."""
+    parents: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return set()
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:  # gone meanwhile
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1:
+            parents.setdefault(int(fields[1]), []).append(int(entry))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for pid in parents.get(todo.pop(), ()):
+            if pid not in found:
+                found.add(pid)
+                todo.append(pid)
+    return found
+
+
+def _end_descendants(root: int) -> None:
+    """Stop every process below ``root`` until no new one appears (one forking as we look
+    is stopped with the rest), then kill them all. A process a bot started in a session
+    of its own escapes the process group that :meth:`_Child.kill` ends; the child adopts
+    orphans (``PR_SET_CHILD_SUBREAPER``, see :func:`_adopt_orphans`), so a double fork
+    does not escape this either. Only processes of our user can be signalled."""
+    if not sys.platform.startswith("linux"):
+        return
+    stopped: set[int] = set()
+    for _ in range(20):
+        fresh = _descendants(root) - stopped
+        if not fresh:
+            break
+        for pid in fresh:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+        stopped |= fresh
+    for pid in stopped:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 _LIVE: weakref.WeakSet[_Child] = weakref.WeakSet()
@@ -557,8 +615,20 @@ def _where(exc: BaseException) -> str:
     return ""
 
 
+def _adopt_orphans() -> None:
+    """Linux: become the parent of every orphan among our descendants (a process a bot
+    started that left its own parent behind), so that :func:`_end_descendants` finds it."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with contextlib.suppress(Exception):  # a libc without prctl: the process group only
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
 def main() -> None:
     """The child: load one bot, make it, answer its decisions until told no more."""
+    _adopt_orphans()
     requests = os.fdopen(os.dup(0), "rb")
     answers = os.fdopen(os.dup(1), "wb")
     nothing = os.open(os.devnull, os.O_RDWR)
