@@ -78,7 +78,7 @@ async def test_house_rules_are_chosen_and_shown_before_joining(server: LiveServe
     the table says so, and a person asked to join reads them, in their language."""
     host = await pages.new(viewport=PHONE)
     await host.goto(server.base + "/")
-    await host.fill("#c-name", "Ana")
+    await host.fill("#quick-name", "Ana")
     await host.select_option("#c-players", "3")
     await host.select_option("#c-seat-1", "")
     await host.select_option("#c-seat-2", "easy")
@@ -383,7 +383,7 @@ async def test_a_message_of_the_page_left_goes_and_the_seats_read_bid_then_won(
     outside)."""
     page = await pages.new(viewport=PHONE)
     await page.goto(server.base)
-    await page.fill("#quick-name", "A" * 30)
+    await page.fill("#quick-name", "\u2800")  # a braille blank: no visible letter, refused
     await page.press("#quick-name", "Enter")
     refused = page.locator(".toast-item")
     await expect(refused).to_have_count(1)

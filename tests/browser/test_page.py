@@ -117,7 +117,7 @@ async def game(browser: Browser, server: LiveServer) -> AsyncIterator[SharedGame
         a = await opened.new()
         frames = {"a": Frames.record(a)}
         await a.goto(server.base + "/")
-        await a.fill("#c-name", "Ana")
+        await a.fill("#quick-name", "Ana")
         await a.select_option("#c-players", "4")
         assert await a.locator("#c-seat-1 option:checked").inner_text() == "a person (invite)"
         await a.select_option("#c-seat-1", "")

@@ -136,10 +136,33 @@ export async function newSeed() {
   return { seed, hash: await seedHash(seed) };
 }
 
-// Take a seat and remember its token and seed on this device (a reload keeps the seat).
-// A name as the server counts it: code points (a family emoji is 7, not 11 as an input's
-// maxlength would count), so the field has no maxlength and the page says what is wrong.
+// A name as the server counts it (minodice.core.names.NAME_MAX): code points. An input's
+// maxlength counts UTF-16 units instead (an emoji is 2, a family emoji 11 for 7 code
+// points), so a maxlength of 24 would refuse a legal name with emoji: see nameField.
 export const NAME_MAX = 24;
+
+/** Make `input` a name field: it stops at NAME_MAX characters as they are typed or pasted,
+ * as a maxlength would, but counting as the server does. Its maxlength (twice NAME_MAX:
+ * no legal name is longer in UTF-16) is the browser's own ceiling, never below a legal name. */
+export function nameField(input) {
+  input.maxLength = 2 * NAME_MAX;
+  const cut = () => {
+    const value = input.value;
+    if ([...value].length <= NAME_MAX) return;
+    // what is past the limit goes from just before the caret (what was typed or pasted
+    // last), as a maxlength takes only the start of a paste
+    const at = input.selectionEnd ?? value.length;
+    const after = [...value.slice(at)];
+    const before = [...value.slice(0, at)].slice(0, Math.max(0, NAME_MAX - after.length)).join("");
+    input.value = before + after.slice(0, NAME_MAX).join("");
+    input.setSelectionRange(before.length, before.length);
+  };
+  // (not in the middle of an IME composition: at its end)
+  input.addEventListener("input", (event) => { if (!event.isComposing) cut(); });
+  input.addEventListener("compositionend", cut);
+  cut();
+  return input;
+}
 
 /** What is wrong with a name before it is sent (null: nothing the page can tell). */
 export function nameProblem(name) {
@@ -153,6 +176,7 @@ export function nameRefused() {
   return _("This name cannot be used: it needs a letter, digit or symbol, and no control characters.");
 }
 
+// Take a seat and remember its token and seed on this device (a reload keeps the seat).
 export async function takeSeat(table, name, extra = {}, commit = null) {
   const { seed, hash } = await newSeed();
   const seat = await api("POST", `/api/tables/${table}/seats`, { name, client_seed_hash: hash, ...extra });

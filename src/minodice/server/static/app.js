@@ -1,6 +1,6 @@
 // The page: a lobby (/), a table (/t/ID), a replay (/replay, /replay/ID) and an about page
 // (/about), each rendered from what the server answers. No build step: plain ES modules.
-import { api, nameProblem, nameRefused, randomHex, store, takeSeat } from "./api.js";
+import { api, nameField, nameProblem, nameRefused, randomHex, store, takeSeat } from "./api.js";
 import { h, replace } from "./dom.js";
 import { LANGUAGES, _, chooseLanguage, lang, loadLanguage } from "./i18n.js";
 import { specialLeadText, startText } from "./extras.js";
@@ -185,17 +185,15 @@ function link(event) {
 
 // -- the lobby -----------------------------------------------------------------------------
 
-function nameField(id) {
-  return h("input", { id, name: "name", required: true, autocomplete: "nickname",
-    value: store.get("name", "") });
-}
-
 async function showLobby(into) {
-  const quickName = nameField("quick-name");
+  // One name field for "Play now" and "Create a table" (each form had its own, the second
+  // far down the page, and a name typed in one was not in the other).
+  const quickName = nameField(h("input", { id: "quick-name", name: "name", required: true,
+    autocomplete: "nickname", value: store.get("name", "") }));
   const quick = h("form", { class: "card quick", onsubmit: async (e) => {
     e.preventDefault();
     await createAndSit({ players: 4, edition: "mino", variant: "standard", bots: [null, "easy", "easy", "easy"],
-      turn_seconds: null, public: false, advisor: true }, quickName.value.trim());
+      turn_seconds: null, public: false, advisor: true }, quickName);
   } },
   h("h1", {}, _("Mino Dice")),
   h("p", {}, _("Bid how many tricks your dice will win, then roll them one by one. Exactly right scores.")),
@@ -218,7 +216,6 @@ async function showLobby(into) {
   const specialLead = h("select", { id: "c-special-lead" },
     ["first-number", "no-colour"].map((v) => h("option", { value: v }, specialLeadText(v))));
   const seats = h("ol", { class: "seat-choices" });
-  const createName = nameField("c-name");
   function drawSeats() {
     const n = Number(players.value);
     const items = [];
@@ -240,10 +237,10 @@ async function showLobby(into) {
     if (start.value !== "rotate" || specialLead.value !== "first-number") {
       body.rule_options = { start: start.value, special_lead: specialLead.value };
     }
-    await createAndSit(body, createName.value.trim());
+    await createAndSit(body, quickName);
   } },
   h("h2", {}, _("Create a table")),
-  field("c-name", _("Your name"), createName),
+  h("p", { class: "hint" }, _("You play under the name entered at the top of the page.")),
   field("c-players", _("Players"), players),
   field("c-edition", _("Edition"), edition),
   field("c-variant", _("Scoring"), variant),
@@ -281,9 +278,15 @@ async function refreshPublic(list) {
   setTimeout(() => { if (list.isConnected) refreshPublic(list); }, 5000);
 }
 
-async function createAndSit(settings, name) {
+// ``field``: the lobby's name field (a name missing or too long takes the focus there).
+async function createAndSit(settings, field) {
+  const name = field.value.trim();
   const problem = nameProblem(name);
-  if (problem) { ui.toast(problem); return; }
+  if (problem) {
+    ui.toast(problem);
+    field.focus();
+    return;
+  }
   try {
     const table = await api("POST", "/api/tables", settings);
     store.set(`host.${table.table}`, table.host_token);

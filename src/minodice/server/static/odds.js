@@ -200,8 +200,8 @@ export async function showOdds(root, ui) {
       h("table", {}, h("tbody", {}, d.dice.map((x) => h("tr", { class: x.legal ? "" : "blocked" },
         // a die that may not be rolled now gets no chance: it is not a choice
         h("th", { scope: "row" }, word(x.die)), h("td", {}, x.legal ? chanceWithMargin(x.chance, d.samples) : "—"),
-        h("td", {}, x.legal ? "" : _("✗ follow {colour} (R9)", { colour: word(dice.kinds.find((k) => k.name === d.follow).colour) })))))),
-      h("p", { class: "hint model" }, _("Model: the {n} players still to roll hold as many dice as you, dealt at random from the dice not in sight, and each rolls a die they may roll (R9) at random; {samples} simulated tricks.", { n: d.later, samples: d.samples }) + " " + marginNote()));
+        h("td", {}, x.legal ? "" : _("✗ follow {colour}", { colour: word(dice.kinds.find((k) => k.name === d.follow).colour) })))))),
+      h("p", { class: "hint model" }, _("Model: the {n} players still to roll hold as many dice as you, dealt at random from the dice not in sight, and each rolls a die they may roll at random; {samples} simulated tricks.", { n: d.later, samples: d.samples }) + " " + marginNote()));
   }
 
   function draw() {

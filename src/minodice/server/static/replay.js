@@ -285,8 +285,7 @@ class ReplayView {
     h("div", { class: "seat-line" },
       h("span", { class: "name", dir: "auto", title: name }, name, p === round.starter ? " ★" : ""),
       h("span", { class: "figures" }, `${_("Bid")} ${round.bids[p]} · ${_("Won")} ${won[p]} · `, h("strong", { class: "total" }, String(totals[p])))),
-    h("div", { class: "seat-dice", "aria-label": _("Dice of {name}", { name }) },
-      held[p].map((k) => die(game.dice, this.kind(k), null, { size: 26 }))))));
+    h("div", { class: "seat-dice", "aria-label": _("Dice of {name}", { name }) }, this.heldDice(held[p])))));
     let caption;
     if (!trick) caption = _("{name} starts this round.", { name: isolated(names[round.starter]) });
     else if (done) caption = _("{name} wins the trick: {reason}", { name: isolated(names[trick.winner]), reason: reasonText(game.dice, trick.why) });
@@ -301,6 +300,23 @@ class ReplayView {
   }
 
   kind(name) { return this.game.dice.kinds.find((k) => k.name === name); }
+
+  /** The dice a seat holds, a kind at a time: the die as the table draws it in a hand (no
+   * letters on it) and its whole name, "Rot ×2" (two letters, "ro", were red in German and
+   * purple in Portuguese). */
+  heldDice(held) {
+    const counts = new Map();
+    for (const k of held) counts.set(k, (counts.get(k) || 0) + 1);
+    return [...counts].map(([k, n]) => {
+      const drawn = die(this.game.dice, this.kind(k), null, { size: 22, label: false });
+      drawn.setAttribute("aria-hidden", "true");  // the word beside it says it
+      // (styled here, not in replay.css: a kind's die and word side by side)
+      drawn.style.flex = "none";
+      const item = h("span", { class: "held" }, drawn, word(k) + (n > 1 ? ` ×${n}` : ""));
+      Object.assign(item.style, { display: "inline-flex", alignItems: "center", gap: "3px", marginInlineEnd: "8px" });
+      return item;
+    });
+  }
 
   // -- the analysis (#19): asked of the server, shown beside each decision -------------------
 

@@ -1,9 +1,9 @@
 // The table page (/t/ID): join or watch, then render every view the server sends, in one
 // direction (view → DOM), and send only what the view offers ("legal"). The server decides
 // everything; the page shows, asks, and checks the one thing it must not trust: the dice.
-import { api, diceSet, errorText, keepFair, nameProblem, nameRefused, newSeed, serverNow, store, takeSeat } from "./api.js";
+import { api, diceSet, errorText, keepFair, nameField, nameProblem, nameRefused, newSeed, serverNow, store, takeSeat } from "./api.js";
 import { die } from "./dice.js";
-import { h, isolated, nameList, replace } from "./dom.js";
+import { h, isolated, nameList, replace, s as svg } from "./dom.js";
 import { chanceWithMargin, countUnread, houseRulesLine, marginNote, tableSettings } from "./extras.js";
 import { verifyRecord } from "./fair.js";
 import { _, capital, decimal, word } from "./i18n.js";
@@ -35,6 +35,13 @@ export async function showTable(root, tableId, ui) {
   const page = new TablePage(root, info, ui);
   await page.begin(early);
   return () => page.leave();
+}
+
+// A padlock, drawn (an emoji font is not on every device): a bid made and kept secret.
+function lock() {
+  return svg("svg", { viewBox: "0 0 12 14", width: "0.75em", height: "0.9em", "aria-hidden": "true", class: "lock" },
+    svg("path", { d: "M3.5 6.5V4.5a2.5 2.5 0 0 1 5 0v2", fill: "none", stroke: "currentColor", "stroke-width": 1.6 }),
+    svg("rect", { x: 1, y: 6, width: 10, height: 8, rx: 1.5, fill: "currentColor" }));
 }
 
 /** A table there is nothing to play at: unknown or expired (not_found), or set aside as
@@ -374,6 +381,14 @@ class TablePage {
     const play = this.sections.main.querySelector(".play");
     if (!play) return;
     play.style.setProperty("--top", `${Math.round(play.getBoundingClientRect().top + window.scrollY)}px`);
+    // A seat too narrow for "Total 40" (six seats on a phone) shows the number alone; the
+    // word is still read out, and the seat's tooltip says it.
+    for (const stats of play.querySelectorAll(".seat .stats")) {
+      const label = stats.querySelector(".total-word");
+      if (!label) continue;
+      label.classList.remove("sr-only");
+      if (stats.scrollWidth > stats.clientWidth + 1) label.classList.add("sr-only");
+    }
   }
 
   renderJoin() {
@@ -381,8 +396,8 @@ class TablePage {
   }
 
   joinForm() {
-    const input = h("input", { id: "join-name", name: "name", required: true,
-      autocomplete: "nickname", value: store.get("name", "") });
+    const input = nameField(h("input", { id: "join-name", name: "name", required: true,
+      autocomplete: "nickname", value: store.get("name", "") }));
     const form = h("form", { class: "card join", onsubmit: async (e) => {
       e.preventDefault();
       const problem = nameProblem(input.value.trim());
@@ -474,8 +489,6 @@ class TablePage {
     const name = this.names()[i];
     const acting = v.status === "playing" && v.to_act.includes(i);
     const away = Boolean(p.autoplay) || (!p.bot && !p.connected);
-    const bid = v.bids[i] !== null ? String(v.bids[i]) : (v.has_bid[i] ? "✓" : "?");
-    const bidSaid = v.bids[i] !== null ? `${_("Bid")} ${v.bids[i]}` : `${_("Bid")} ${v.has_bid[i] ? "✓" : "?"}`;
     const notes = [];
     if (p.bot) notes.push(botName(p.bot));
     if (p.autoplay) notes.push(_("away: a bot plays"));
@@ -490,10 +503,24 @@ class TablePage {
       h("div", { class: "stats" },
         // bid/won, as the score pad, the paper pad and the replay write it (won/bid here
         // read a made 0 of 4 as "4/0" beside the pad's "0/4")
-        h("span", { class: "won", title: `${_("Bid")} / ${_("Won")}` }, h("span", { class: "sr-only" }, `${bidSaid} · ${_("Won")} `),
-          h("span", { "aria-hidden": "true" }, `${bid}/`), String(v.tricks_won[i])),
-        h("span", { class: "total", title: _("Total") }, h("span", { class: "sr-only" }, `${_("Total")} `), h("span", { "aria-hidden": "true" }, "Σ"), String(v.totals[i]))),
+        this.bidChip(i),
+        // the word, not "Σ": fit() leaves the number alone where the seat is too narrow
+        h("span", { class: "total", title: _("Total") }, h("span", { class: "total-word" }, _("Total")), " ", String(v.totals[i]))),
       notes.length ? h("div", { class: "notes", title: notes.join(", ") }, notes.join(" · ")) : null);
+  }
+
+  /** A seat's bid and tricks won ("2/1"); while the bids are secret (nothing won yet), a
+   * lock for a bid made ("✓/0" read oddly) or "?" for one to come, each said in words. */
+  bidChip(i) {
+    const v = this.view;
+    if (v.bids[i] !== null) {
+      return h("span", { class: "won", title: `${_("Bid")} / ${_("Won")}` },
+        h("span", { class: "sr-only" }, `${_("Bid")} ${v.bids[i]} · ${_("Won")} `),
+        h("span", { "aria-hidden": "true" }, `${v.bids[i]}/`), String(v.tricks_won[i]));
+    }
+    const said = v.has_bid[i] ? _("Bid made, secret until everyone has bid") : _("No bid yet");
+    return h("span", { class: "won" }, h("span", { class: v.has_bid[i] ? "secret" : "unbid", title: said },
+      v.has_bid[i] ? lock() : h("span", { "aria-hidden": "true" }, "?"), h("span", { class: "sr-only" }, said)));
   }
 
   promptLine() {
@@ -616,7 +643,7 @@ class TablePage {
 
   whyBlocked() {
     const v = this.view;
-    return _("You must follow {colour} or roll a special die (R9).", { colour: word(this.kind(v.follow).colour) });
+    return _("You must follow {colour} or roll a special die.", { colour: word(this.kind(v.follow).colour) });
   }
 
   bidPanel() {

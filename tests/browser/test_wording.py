@@ -1,0 +1,208 @@
+"""What a family found in the page's words and name fields: a name field took more than
+the server's 24 characters and said so only after a click, the lobby asked for the name
+twice, the table cited a rule number ("(R9)") the rules never show, the seats read "Σ" for
+the total and "✓" for a secret bid, and the replay named dice by two letters ("ro" is red
+in German, purple in Portuguese)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from playwright.async_api import expect
+
+from live_server import LiveServer
+from minodice.core.dice import load_dice_set
+from minodice.core.names import NAME_MAX
+
+from .conftest import Pages
+from .pages import BID, DIE, FINAL, GAME_TIMEOUT, overflowing, step, wait_for_decision
+
+if TYPE_CHECKING:
+    from playwright.async_api import Locator, Page, ViewportSize
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+PHONE: ViewportSize = {"width": 360, "height": 640}
+DESKTOP: ViewportSize = {"width": 1366, "height": 768}
+#: A legal name of exactly NAME_MAX code points, two of them emoji (26 UTF-16 units: an
+#: input's maxlength of 24 would refuse its end).
+EMOJI_NAME = "🎲 Ana Beatriz Gonçalves🎲"
+assert len(EMOJI_NAME) == NAME_MAX
+assert len(EMOJI_NAME.encode("utf-16-le")) // 2 > NAME_MAX
+
+
+def translated(server: LiveServer, lang: str) -> dict[str, Any]:
+    return {} if lang == "en" else server.get(f"/api/i18n/{lang}")["messages"]
+
+
+def tr(served: dict[str, Any], msgid: str) -> str:
+    value = served.get(msgid)
+    return value if isinstance(value, str) and value else msgid
+
+
+async def in_language(page: Page, server: LiveServer, path: str, lang: str) -> None:
+    await page.goto(server.base + "/about")
+    await page.evaluate("(lang) => localStorage.setItem('minodice.lang', lang)", lang)
+    await page.goto(server.base + path)
+
+
+async def check_name_field(page: Page, field: Locator) -> None:
+    """The field lets nobody type more than NAME_MAX characters (and says so at once),
+    and takes a whole legal name with emoji."""
+    maxlength = await field.get_attribute("maxlength")
+    assert maxlength is not None, "the name field has no maxlength"
+    # maxlength counts UTF-16 units, the server code points: never less than a legal
+    # name of astral characters takes
+    assert int(maxlength) >= 2 * NAME_MAX, maxlength
+    await field.fill("")
+    await field.press_sequentially("A" * (NAME_MAX + 6))
+    assert await field.input_value() == "A" * NAME_MAX
+    pasted = "B" * 40
+    await field.fill(pasted)
+    assert await field.input_value() == "B" * NAME_MAX
+    await field.fill("")
+    await field.press_sequentially(EMOJI_NAME)
+    assert await field.input_value() == EMOJI_NAME
+
+
+async def test_the_lobby_asks_for_the_name_once_and_takes_a_whole_name(
+        server: LiveServer, pages: Pages) -> None:
+    """One name field serves "Play now" and "Create a table"; it stops at 24 characters
+    and takes 24 with emoji, which the server seats as they are."""
+    page = await pages.new(viewport=PHONE)
+    await page.goto(server.base + "/")
+    await page.locator("#play-now").wait_for()
+    names = page.locator("main input[name='name']")
+    assert await names.count() == 1, "the lobby asks for the name more than once"
+    await check_name_field(page, names)
+    # the create form takes the one name field's name
+    await page.select_option("#c-players", "3")
+    await page.select_option("#c-seat-1", "easy")
+    await page.select_option("#c-seat-2", "easy")
+    await page.locator(".create button[type=submit]").click()
+    await page.wait_for_url(re.compile(r"/t/[A-Za-z0-9]+$"))
+    table = page.url.rsplit("/", 1)[1]
+    assert server.get(f"/api/tables/{table}")["players"][0]["name"] == EMOJI_NAME
+    assert await page.locator(".toast-item").count() == 0
+
+
+async def test_create_without_a_name_points_to_the_name_field(server: LiveServer,
+                                                              pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE)
+    await page.goto(server.base + "/")
+    await page.locator("#play-now").wait_for()
+    await page.locator(".create button[type=submit]").click()
+    field = page.locator("main input[name='name']")
+    await expect(field).to_be_focused()
+    await expect(page.locator(".toast-item")).to_have_count(1)
+    assert page.url.rstrip("/") == server.base
+
+
+async def test_the_join_form_takes_a_whole_name(server: LiveServer, pages: Pages) -> None:
+    table = server.post("/api/tables", {"players": 3, "bots": [None, "easy", "easy"]})["table"]
+    page = await pages.new(viewport=PHONE)
+    await page.goto(f"{server.base}/t/{table}")
+    field = page.locator("#join-name")
+    await check_name_field(page, field)
+    await page.locator(".join button[type=submit]").click()
+    await page.locator(BID).first.wait_for()
+    assert server.get(f"/api/tables/{table}")["players"][0]["name"] == EMOJI_NAME
+    assert await page.locator(".toast-item").count() == 0
+
+
+async def sit(page: Page, server: LiveServer, players: int, lang: str) -> str:
+    table: str = server.post("/api/tables", {"players": players,
+                                             "bots": [None] + ["easy"] * (players - 1)})["table"]
+    await in_language(page, server, f"/t/{table}", lang)
+    await page.fill("#join-name", "Ana")
+    await page.locator(".join button[type=submit]").click()
+    await page.locator(BID).first.wait_for()
+    return table
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_the_follow_message_cites_no_rule_number(server: LiveServer, pages: Pages,
+                                                       lang: str) -> None:
+    """A die the follow rule blocks says why in words, without "(R9)"."""
+    served = translated(server, lang)
+    page = await pages.new(viewport=PHONE)
+    await sit(page, server, 3, lang)
+    rng = random.Random(9)
+    why = page.locator(".hand .why")
+    async with asyncio.timeout(GAME_TIMEOUT):
+        while True:
+            kind = await wait_for_decision(page)
+            assert kind != "final", "the game ended before a die was blocked"
+            if kind == "roll" and await why.count():
+                break
+            await step(page, rng)
+    text = await why.inner_text()
+    blocked = await page.locator(".die-button.blocked").first.get_attribute("aria-label")
+    for said in (text, blocked or ""):
+        assert "(R" not in said, said
+        message = tr(served, "You must follow {colour} or roll a special die.")
+        assert re.search(re.escape(message).replace(re.escape("{colour}"), ".+"), said), said
+
+
+async def test_the_seats_say_total_and_a_secret_bid_in_words(server: LiveServer,
+                                                              pages: Pages) -> None:
+    """The seats' total reads "Summe", not "Σ"; a bid made in secret reads as a lock that
+    says so in words, not "✓/0"; on a phone with six seats, where the word does not fit,
+    it is still read out and nothing sticks out."""
+    served = translated(server, "de")
+    page = await pages.new(viewport=DESKTOP)
+    await sit(page, server, 6, "de")
+    secret = page.locator(".players .seat .won .secret").first
+    await secret.wait_for()  # the bots have bid, this seat not yet
+    said = tr(served, "Bid made, secret until everyone has bid")
+    assert said != "Bid made, secret until everyone has bid"
+    assert await secret.get_attribute("title") == said
+    won = page.locator(".players .seat .won").first
+    assert "✓" not in await won.inner_text()
+    assert said in (await won.text_content() or "")
+    word = tr(served, "Total")
+    for total in await page.locator(".players .seat .total").all():
+        visible = (await total.inner_text()).strip()
+        assert "Σ" not in visible
+        assert re.fullmatch(rf"{re.escape(word)} -?\d+", visible), visible
+    await page.set_viewport_size(PHONE)
+    await expect(page.locator(".players .seat .total").first).not_to_contain_text("Σ")
+    for total in await page.locator(".players .seat .total").all():
+        assert re.fullmatch(rf"{re.escape(word)} -?\d+", (await total.text_content() or "").strip())
+    assert await overflowing(page) == []
+    # the bids shown: bid/won, never the lock
+    await page.locator(BID).first.click()
+    await expect(page.locator(".players .seat .won .secret")).to_have_count(0)
+    await page.locator(f"{DIE}, {FINAL}").first.wait_for()
+    assert await overflowing(page) == []
+
+
+@pytest.mark.parametrize("lang", ["de", "pt", "en"])
+async def test_the_replay_names_the_dice_in_words(server: LiveServer, pages: Pages,
+                                                  lang: str) -> None:
+    """The dice each seat holds in the replay are named by their whole word in the reader's
+    language ("Rot", "Roxo"), never by two letters."""
+    served = translated(server, lang)
+    table = server.finished_bot_game(3)
+    record = server.get(f"/api/tables/{table}/record")
+    kinds = {k.name for k in load_dice_set(record.get("dice_set", "mino")).kinds}
+    words = {tr(served, k) for k in kinds}
+    page = await pages.new(viewport=PHONE)
+    await in_language(page, server, f"/replay/{table}#r3", lang)
+    seat = page.locator(".replay-seats .seat-dice").first
+    await seat.locator("svg").first.wait_for()
+    # no die shows letters of its own: the words beside them name them
+    assert await page.locator(".replay-seats .seat-dice svg text").count() == 0
+    shown = await seat.inner_text()
+    named = [w for w in words if w in shown]
+    assert named, (shown, words)
+    for item in await page.locator(".replay-seats .seat-dice > *").all():
+        text = (await item.inner_text()).strip()
+        found = re.fullmatch(r"(.+?)(?: ×\d+)?", text)
+        assert found, text
+        assert found.group(1) in words, text
+    assert await overflowing(page) == []
