@@ -1,0 +1,175 @@
+"""The table on a phone with the reader's text at 200% (their browser's own setting, as
+``document.documentElement.style.fontSize = '200%'`` sets it): before, the middle of the
+table kept to what one screen left it, 64 px, so that a round's summary hid its Continue
+button and a trick's dice were cut at the bottom; the seats kept one column each, so that
+a name showed three letters ("Ari…"); and the final ranking's headings pushed its Total
+past the card, and off a small phone's screen. Now the page grows and scrolls instead.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from live_server import LiveServer
+
+from .conftest import Pages
+from .pages import BID, FINAL, decide, overflowing, play_until_mid_trick, wait_for_decision
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page, ViewportSize, WebSocketRoute
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+PHONE: ViewportSize = {"width": 360, "height": 640}
+SMALL_PHONE: ViewportSize = {"width": 320, "height": 568}
+LOCALES = {"en": "en-GB", "de": "de-DE", "nl": "nl-NL", "pt": "pt-BR", "es": "es-ES"}
+ZOOM = "document.documentElement.style.fontSize = '200%'"
+NAME = "Maximilian"
+#: The longest names there may be (24 letters), with and without a space to break at.
+LONG_NAMES = ["Konstantinopolitanischer", "W" * 24, "Maximiliane Josephine vo",
+              "Ana", "Bea", "Bartholomew Christophers"]
+
+#: What of ``selector``'s elements a person does not see whole: past the viewport's left or
+#: right edge, cut by an ancestor that clips what overflows it (overflow other than
+#: visible: its padding box; the page's html and body only sideways, the page scrolls
+#: down), or its own text cut short by its own overflow.
+CUT = """(selector) => {
+  const W = window.innerWidth;
+  const out = [];
+  const px = (r) => [r.left, r.top, r.right, r.bottom].map(Math.round).join(",");
+  document.querySelectorAll(selector).forEach((el, i) => {
+    const what = `${selector} #${i + 1} (${el.textContent.trim().slice(0, 20)})`;
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) { out.push(`${what}: not shown`); return; }
+    if (r.left < -0.5 || r.right > W + 0.5) out.push(`${what}: at ${px(r)}, the screen 0-${W}`);
+    const own = getComputedStyle(el);
+    if ((own.overflowX !== "visible" && el.scrollWidth > el.clientWidth + 1)
+        || (own.overflowY !== "visible" && el.scrollHeight > el.clientHeight + 1)) {
+      out.push(`${what}: its text cut (${el.scrollWidth}x${el.scrollHeight} in ` +
+               `${el.clientWidth}x${el.clientHeight})`);
+    }
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      const style = getComputedStyle(a);
+      const page = a === document.body || a === document.documentElement;
+      const sideways = style.overflowX !== "visible", down = !page && style.overflowY !== "visible";
+      if (!sideways && !down) continue;
+      const box = a.getBoundingClientRect();
+      const left = box.left + a.clientLeft, top = box.top + a.clientTop;
+      const clip = { left, top, right: left + a.clientWidth, bottom: top + a.clientHeight };
+      if ((sideways && (r.left < clip.left - 0.5 || r.right > clip.right + 0.5))
+          || (down && (r.top < clip.top - 0.5 || r.bottom > clip.bottom + 0.5))) {
+        out.push(`${what}: at ${px(r)}, cut by ${a.tagName.toLowerCase()}.${a.className} ` +
+                 `(${px(clip)})`);
+      }
+    }
+  });
+  return out;
+}"""
+
+#: The seats' names cut to less than four letters' width (in the name's own ems).
+SHORT_NAMES = """() => [...document.querySelectorAll(".players .seat .name")]
+  .filter((n) => n.scrollWidth > n.clientWidth + 1
+    && n.clientWidth / parseFloat(getComputedStyle(n).fontSize) < 4)
+  .map((n) => `${n.title}: ${(n.clientWidth / parseFloat(getComputedStyle(n).fontSize))
+    .toFixed(1)} em`)"""
+
+
+async def cut(page: Page, selector: str) -> list[str]:
+    found: list[str] = await page.evaluate(CUT, selector)
+    return found
+
+
+async def wider_than_the_screen(page: Page) -> list[str]:
+    """What makes the page wider than the screen (nothing, when all is well)."""
+    width, inner = await page.evaluate(
+        "[document.documentElement.scrollWidth, window.innerWidth]")
+    return ([] if width <= inner else [f"the page is {width} px wide in {inner}"]) \
+        + await overflowing(page)
+
+
+async def sit_at_200_percent(pages: Pages, server: LiveServer, lang: str,
+                             players: int) -> Page:
+    """A phone with the text at 200%, at a new table of ``players`` (the others easy
+    bots), its first seat taken, at its first bid."""
+    table = server.post("/api/tables", {"players": players,
+                                        "bots": [None] + ["easy"] * (players - 1)})["table"]
+    page = await pages.new(viewport=PHONE, locale=LOCALES[lang])
+    await page.goto(f"{server.base}/t/{table}")
+    await page.evaluate(ZOOM)
+    await page.fill("#join-name", NAME)
+    await page.locator(".join button[type=submit]").click()
+    await page.locator(BID).first.wait_for()
+    return page
+
+
+@pytest.mark.parametrize(("lang", "players"), [("en", 4), ("de", 6)])
+async def test_a_rounds_summary_shows_whole_with_its_continue_button(
+        lang: str, players: int, server: LiveServer, pages: Pages) -> None:
+    page = await sit_at_200_percent(pages, server, lang, players)
+    rng = random.Random(players)
+    assert await decide(page, rng) == "bid"
+    assert await decide(page, rng) == "roll"  # round 1: one die each
+    await page.locator(".summary").wait_for()
+    assert await wait_for_decision(page) == "bid"  # round 2's bidding, under the summary
+    assert await page.locator(".summary button.primary").count() == 1
+    assert await cut(page, ".summary button.primary") + await cut(page, ".summary td") \
+        + await wider_than_the_screen(page) == []
+    await page.locator(".summary button.primary").click()
+    await page.locator(".summary").wait_for(state="detached")
+
+
+@pytest.mark.parametrize(("lang", "players"), [("en", 4), ("nl", 6)])
+async def test_a_tricks_dice_and_the_seats_names_show_whole(
+        lang: str, players: int, server: LiveServer, pages: Pages) -> None:
+    page = await sit_at_200_percent(pages, server, lang, players)
+    rng = random.Random(players + 1)
+    await play_until_mid_trick(page, rng, 2)
+    assert await page.locator(".trick .roll").count() >= 1
+    # where the dice come to lie (a die tumbles in from above its place)
+    await page.wait_for_function("""() => document.querySelector(".trick")
+      .getAnimations({ subtree: true }).every((a) => a.playState === "finished")""")
+    assert await cut(page, ".trick .roll") + await cut(page, ".trick .roll svg") \
+        + await page.evaluate(SHORT_NAMES) + await wider_than_the_screen(page) == []
+
+
+@pytest.mark.parametrize(("lang", "viewport"), [("es", PHONE), ("de", SMALL_PHONE)])
+async def test_the_final_rankings_totals_stay_on_the_card(
+        lang: str, viewport: ViewportSize, server: LiveServer, pages: Pages) -> None:
+    """Six players with the longest names (as the server might send them), in the
+    languages with the longest headings."""
+    table = server.finished_bot_game(6)
+
+    async def rename(ws: WebSocketRoute) -> None:
+        to_server = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "view":
+                for player, name in zip(data["view"]["players"], LONG_NAMES, strict=True):
+                    player["name"] = name
+            ws.send(json.dumps(data))
+
+        to_server.on_message(to_page)
+
+    page = await pages.new(viewport=viewport, locale=LOCALES[lang])
+    await page.route_web_socket(re.compile(r"/ws/"), rename)
+    await page.goto(f"{server.base}/t/{table}")
+    await page.locator(FINAL).wait_for()
+    await page.evaluate(ZOOM)
+    totals = f"{FINAL} tbody td:last-child"
+    assert await page.locator(totals).count() == 6
+    assert await cut(page, totals) == []
+    # within the card's padding, as at the default size (before, the table ran over it)
+    inside = await page.locator(FINAL).evaluate("""(card) => {
+      const style = getComputedStyle(card);
+      return card.getBoundingClientRect().right - parseFloat(style.borderRightWidth)
+        - parseFloat(style.paddingRight); }""")
+    rights = await page.locator(totals).evaluate_all(
+        "(cells) => cells.map((c) => c.getBoundingClientRect().right)")
+    assert max(rights) <= inside + 0.5, (rights, inside)
+    assert await wider_than_the_screen(page) == []
