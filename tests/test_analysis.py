@@ -389,12 +389,13 @@ def write_record(tmp_path: Path) -> Path:
 def test_analyse_command_prints_a_summary_and_json(tmp_path: Path) -> None:
     path = write_record(tmp_path)
     runner = CliRunner()
-    text = runner.invoke(app, ["analyse", str(path), "--samples", "8"])
+    text = runner.invoke(app, ["analyse", str(path), "--samples", "8", "--show-hands"])
     assert text.exit_code == 0, text.output
     assert "Ana: biggest mistakes" in text.output
-    # the record stops in round 3's bidding: said, and the rounds counted are those bid
+    # the record stops in round 3's play: said, and the rounds counted are those bid
     assert "The record stops before the game's end: 3 rounds analysed." in text.output
-    out = runner.invoke(app, ["analyse", str(path), "--samples", "8", "--json"])
+    out = runner.invoke(app, ["analyse", str(path), "--samples", "8", "--json",
+                              "--show-hands"])
     assert out.exit_code == 0
     data = json.loads(out.output)
     assert [s["player"] for s in data["summary"]] == ["Ana", "Ben", "Cleo"]
@@ -407,6 +408,38 @@ def test_analyse_command_prints_a_summary_and_json(tmp_path: Path) -> None:
     for name in ("Ana", "Ben", "Cleo"):
         row = next(line for line in lines if line.startswith(name + " "))
         assert len(row) == len(head), (head, row)
+
+
+def test_analyse_leaves_out_the_round_in_play_unless_asked(tmp_path: Path) -> None:
+    """A hot-seat save analysed between two turns named each player's dice still in hand
+    (a roll's options) and told of their hands' strength (a bid's expected scores); the
+    round in play is left out now, said so, and --show-hands analyses it."""
+    path = write_record(tmp_path)  # round 3 bid, none of its dice rolled
+    runner = CliRunner()
+    text = runner.invoke(app, ["analyse", str(path), "--samples", "8"])
+    assert text.exit_code == 0, text.output
+    assert "2 rounds analysed" in text.output
+    assert text.output.rstrip().endswith(
+        "Round 3 is still being played: it is left out, its choices naming dice that are "
+        "still secret (--show-hands analyses it too).")
+    hidden = json.loads(runner.invoke(app, ["analyse", str(path), "--samples", "8",
+                                            "--json"]).output)
+    shown = json.loads(runner.invoke(app, ["analyse", str(path), "--samples", "8", "--json",
+                                           "--show-hands"]).output)
+    assert {d["round"] for d in hidden["decisions"]} == {1, 2}
+    assert {d["round"] for d in shown["decisions"]} == {1, 2, 3}
+    # the rounds left are analysed as they were: the same seeds, the same figures
+    assert hidden["decisions"] == [d for d in shown["decisions"] if d["round"] < 3]
+    # a record stopped in round 1's play has nothing left: said, with the way to it
+    first = tmp_path / "first.json"
+    data = json.loads(path.read_text("utf-8"))
+    data["rounds"] = data["rounds"][:1]
+    data["rounds"][0]["tricks"] = []
+    first.write_text(json.dumps(data), encoding="utf-8")
+    none = runner.invoke(app, ["analyse", str(first)])
+    assert none.exit_code == 1
+    assert "round 1 is still being played and left out: --show-hands analyses it" in \
+        none.output
 
 
 @pytest.mark.parametrize(("content", "message"), [

@@ -11,7 +11,8 @@ from minodice.bots.analysis import NOISE_POINTS, SIGNIFICANCE, Analysis, analyse
 from minodice.cli.common import app, check_range, check_seed, progress_bar
 from minodice.cli.records import exit_invalid_record, read_record_text
 from minodice.core.errors import InvalidRecordError
-from minodice.core.record import parse_record
+from minodice.core.record import LoadedRecord, export_record, load_record, parse_record
+from minodice.core.state import GameState
 from minodice.text.safe import json_text, printable
 
 
@@ -75,6 +76,11 @@ def analyse(
     ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed: the same record and seed, "
                                       "the same analysis.")] = 0,
+    show_hands: Annotated[
+        bool, typer.Option("--show-hands", help="Analyse a round still being played too "
+                           "(left out by default: its choices name dice that are still a "
+                           "player's secret at a shared screen).")
+    ] = False,
 ) -> None:
     """Every decision of a game, weighed from that player's own view: what the choice made
     was worth (expected round score, chance of making the bid) against the best one; the
@@ -86,9 +92,15 @@ def analyse(
         loaded = parse_record(read_record_text(file))
     except InvalidRecordError as exc:
         exit_invalid_record("analyse", exc, as_json)
+    in_play = _round_in_play(loaded.state)
+    if in_play is not None and not show_hands:
+        loaded = _without_the_round_in_play(loaded)
     if not any(log.bids is not None for log in loaded.state.rounds):
+        why = ("no round was bid" if in_play is None or show_hands else
+               f"round {in_play} is still being played and left out: --show-hands "
+               "analyses it")
         exit_invalid_record("analyse", InvalidRecordError(
-            "the record has no decision to analyse (no round was bid)"), as_json, what="")
+            f"the record has no decision to analyse ({why})"), as_json, what="")
     if sys.stderr.isatty():
         with progress_bar() as progress:
             task = progress.add_task("Analysing", total=None)
@@ -103,4 +115,27 @@ def analyse(
         typer.echo(json_text(analysis.to_json()))
     else:
         typer.echo(render_analysis(analysis), nl=False)
+        if in_play is not None and not show_hands:
+            typer.echo(f"\nRound {in_play} is still being played: it is left out, its "
+                       "choices naming dice that are still secret (--show-hands analyses "
+                       "it too).")
+
+
+def _round_in_play(state: GameState) -> int | None:
+    """The number of a round bid but not yet scored in a game not over, if any."""
+    if state.is_terminal():
+        return None
+    for number, log in enumerate(state.rounds, start=1):
+        if log.bids is not None and log.points is None:
+            return number
+    return None
+
+
+def _without_the_round_in_play(loaded: LoadedRecord) -> LoadedRecord:
+    """The record up to its last scored round (the round in play and any later bidding
+    left out), read again as a record, which checks it."""
+    record = export_record(loaded.state, loaded.players, loaded.extra)
+    record["rounds"] = [r for r, log in zip(record["rounds"], loaded.state.rounds,
+                                            strict=False) if log.points is not None]
+    return load_record(record)
 
