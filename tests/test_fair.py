@@ -222,6 +222,17 @@ def test_verify_command(tmp_path: Path) -> None:
     result = runner.invoke(app, ["verify", str(tmp_path / "missing.json")])
     assert result.exit_code == 1
     assert "no such file" in result.output
+    # a record of another program (simulate's, a hand-written one) is not "NOT FAIR": it
+    # has nothing to check the dice against, and says where its rules are checked
+    plain = tmp_path / "plain.json"
+    record = fair_game()[0]
+    del record["fairness"]
+    plain.write_text(json.dumps(record), "utf-8")
+    result = runner.invoke(app, ["verify", str(plain)])
+    assert result.exit_code == 1
+    assert result.output.startswith('minodice verify: cannot check the dice: the record has '
+                                    'no "fairness" object'), result.output
+    assert "NOT FAIR" not in result.output
 
 
 def test_a_fair_table_replays_its_log_and_notices_a_forged_one() -> None:

@@ -392,6 +392,7 @@ def test_the_game_a_bot_stopped_is_kept_with_the_records(tmp_path: Path) -> None
         shown = cli("replay", "--show-hands", str(path))
         assert shown.returncode == 0, shown.stderr
         assert "Game not finished: round 2 of 8" in shown.stdout  # its third decision
+        assert shown.stdout.splitlines()[-1] == f"Stopped: {record['stopped']}"
         without = cli(command, "--players", "3", "--bots", f"{spec},easy,random",
                       "--games", "3", "--seed", "4")
         assert without.stderr.strip().endswith("; --save-records FOLDER keeps the game so far")

@@ -830,3 +830,20 @@ def test_two_seats_of_one_bot_keep_their_names_through_the_rotation() -> None:
     entries = ["easy (1)", "easy (2)", "random (3)", "random (4)"]
     assert sorted(map(tuple, seen)) == sorted(
         tuple(entries[shift:] + entries[:shift]) for shift in range(4))
+
+
+def test_the_report_counts_a_bot_s_seats_and_says_so_when_it_held_several() -> None:
+    """"8 games" over "easy 24": the column counted seats, headed "games". It is headed
+    "seats" now, and the count is explained where a bot held more than one seat."""
+    from minodice.cli.reports import render_tournament
+    from minodice.play.tournament import TournamentSpec as Spec
+    from minodice.play.tournament import run_games, summarize_games
+
+    shared = run_games(Spec(3, ("easy", "easy", "random"), 3, 5))
+    text = render_tournament(summarize_games(shared), 3, 3, (), 5).splitlines()
+    assert text[2].split()[:2] == ["bot", "seats"]
+    assert [line.split()[:2] for line in text[3:5]] == [["easy", "6"], ["random", "3"]]
+    assert text[1].endswith("; seats: a bot's seats in all games (a game counts once for "
+                            "each of its seats)")
+    alone = run_games(Spec(3, ("easy", "medium", "random"), 3, 5))
+    assert "a game counts once" not in render_tournament(summarize_games(alone), 3, 3, (), 5)

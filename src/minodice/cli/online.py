@@ -646,6 +646,11 @@ def verify(
     except (ValueError, InvalidRecordError) as exc:
         typer.echo(f"minodice verify: invalid record: {one_line(str(exc))}", err=True)
         raise typer.Exit(1) from None
+    if isinstance(data, dict) and "fairness" not in data:  # not unfair: not a server's game
+        typer.echo('minodice verify: cannot check the dice: the record has no "fairness" '
+                   "object (a minodice server's games have one; 'minodice replay' checks a "
+                   "record's rules and scores)", err=True)
+        raise typer.Exit(1)
     try:
         result = verify_record(data)
     except UnfinishedRecordError as exc:

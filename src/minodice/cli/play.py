@@ -175,8 +175,9 @@ def play(
         typer.Option("--name", help=f"Your name (at most {NAME_MAX} characters); give it "
                      "again for each person at this screen (hot seat)."),
     ] = None,
-    bots: Annotated[str, typer.Option("--bots", help="The bots' levels, one for all or one "
-                                      f"per bot seat: {LEVELS}.")] = "easy",
+    bots: Annotated[str, typer.Option("--bots", help="The bots, one for all or one per bot "
+                                      f"seat: {LEVELS}, or an outside bot, file.py:Class or "
+                                      "module:Class (its code runs as you).")] = "easy",
     edition: EditionOpt = Edition.mino,
     variant: VariantOpt = VariantOption.standard,
     start: StartOpt = StartOption.rotate,

@@ -110,6 +110,10 @@ def replay(
     else:
         typer.echo(render_replay(loaded.state, loaded.players, show_hands=show_hands),
                    nl=False)
+        stopped = loaded.extra.get("stopped")
+        if isinstance(stopped, str) and not loaded.state.is_terminal():
+            # a tournament's or simulation's game a bot stopped: why, in its own words
+            typer.echo(f"Stopped: {one_line(stopped)}")
 
 
 @app.command(name="simulate")

@@ -16,8 +16,9 @@ from minodice.text.safe import printable
 
 def render_tournament(stats: Sequence[BotStats], games: int, players: int,
                       pairs: Sequence[PairStats] = (), seed: int | None = None) -> str:
-    """One line per bot: games, mean score with its 95% interval over deals, win share with
-    its standard error, bids made, decision times; then the paired differences."""
+    """One line per bot: its seats (games it sat in, once per seat: three seats of one bot
+    in 8 games are 24), mean score with its 95% interval over deals, win share with its
+    standard error, bids made, decision times; then the paired differences."""
     names = {s.name: printable(s.name) for s in stats}
     width = max(8, *(len(n) for n in names.values()))
     deals = max((s.deals for s in stats), default=0)
@@ -38,9 +39,11 @@ def render_tournament(stats: Sequence[BotStats], games: int, players: int,
         how += ("; the 95% intervals and standard errors (±) are over deals, a deal and "
                 "its replays being one sample" if deals >= 2
                 else ": no interval (that needs 2 deals)")
+    if any(s.games > games for s in stats):  # "easy 24" under "8 games" needs a word
+        how += "; seats: a bot's seats in all games (a game counts once for each of its seats)"
     lines = [
         head, how,
-        f"{'bot':<{width}}  {'games':>6}  {'mean score':>10}  {'95% interval':>18}  "
+        f"{'bot':<{width}}  {'seats':>6}  {'mean score':>10}  {'95% interval':>18}  "
         f"{'win share ± se':>14}  {'bids made':>9}  {'ms median':>9}  {'ms p99':>8}",
     ]
     for s in stats:

@@ -460,7 +460,7 @@ def create_app(
         else:
             resumed = await lobby.resume_all()
             if resumed:
-                log.info("resumed %d unfinished tables", resumed)
+                log.info("resumed %d unfinished table%s", resumed, "" if resumed == 1 else "s")
         if lobby.damaged:
             log.error("%d tables are damaged and set aside: %s", len(lobby.damaged),
                       ", ".join(sorted(lobby.damaged)))

@@ -56,8 +56,9 @@ def render_replay(state: GameState, names: Sequence[str], *, show_hands: bool = 
             hand = ds.hand_of_key(log.hands[seat])
             if in_play:
                 rolled = sum(1 for trick in log.tricks for s, _, _ in trick if s == seat)
-                out.append(f"  {names[seat]:<12} drew {len(hand.names())} dice "
-                           f"({len(hand.names()) - rolled} not yet rolled)")
+                drawn = len(hand.names())
+                out.append(f"  {names[seat]:<12} drew {drawn} {'die' if drawn == 1 else 'dice'} "
+                           f"({drawn - rolled} not yet rolled)")
             else:
                 out.append(f"  {names[seat]:<12} drew {', '.join(hand.names())}")
         if in_play:
