@@ -396,3 +396,11 @@ def test_the_game_a_bot_stopped_is_kept_with_the_records(tmp_path: Path) -> None
         without = cli(command, "--players", "3", "--bots", f"{spec},easy,random",
                       "--games", "3", "--seed", "4")
         assert without.stderr.strip().endswith("; --save-records FOLDER keeps the game so far")
+        # with --json, a script reads it on standard output too (replay's and analyse's
+        # errors come so), the record kept named
+        again = cli(command, "--players", "3", "--bots", f"{spec},easy,random", "--games", "3",
+                    "--seed", "4", "--save-records", str(folder), "--force", "--json")
+        assert again.returncode == 1
+        error = json.loads(again.stdout)["error"]
+        assert (error["game"], error["seed"], error["record"]) == (1, 4, str(path))
+        assert error["message"].startswith(f"bot '{spec}' (seat 1) raised RuntimeError")

@@ -29,6 +29,7 @@ from minodice.cli.common import (
     VariantOpt,
     VariantOption,
     app,
+    bot_error_json,
     check_float,
     check_range,
     check_seed,
@@ -117,6 +118,8 @@ def tournament(
         # a game's failure names its game and seed; a bot that cannot be loaded, the seed
         run = "" if exc.game_index is not None else f" (seed {seed})"
         typer.echo(f"minodice tournament: {exc}{run}{kept_so_far(exc, folder)}", err=True)
+        if as_json:
+            typer.echo(bot_error_json(exc, seed, folder))
         raise typer.Exit(1) from None
     except KeyboardInterrupt as exc:
         # The workers are ended already; the interpreter's own exit would run the process

@@ -8,6 +8,7 @@ message.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import signal
@@ -27,7 +28,7 @@ from minodice.cli.starting import commands_take_interrupts
 from minodice.core.record import dumps_record
 from minodice.core.rules import RuleOptions, SpecialLead, StartRule
 from minodice.play.saves import write_atomic
-from minodice.text.safe import printable
+from minodice.text.safe import one_line, printable
 
 app = typer.Typer(
     name="minodice",
@@ -296,3 +297,15 @@ def kept_so_far(error: BotError, folder: RecordsFolder | None) -> str:
         return ""
     folder.write(error.game_index, error.record)
     return f"; the game so far: {printable(str(folder.path(error.game_index)))}"
+
+
+def bot_error_json(error: BotError, seed: int, folder: RecordsFolder | None) -> str:
+    """A run a bot stopped, for a script reading ``--json`` on standard output (the one
+    line on standard error says it to a person): the error, which game of which seed, and
+    the record of the game so far if one was kept (:func:`kept_so_far` wrote it)."""
+    kept = (str(folder.path(error.game_index)) if folder is not None
+            and error.record is not None and error.game_index is not None else None)
+    return json.dumps({"error": {
+        "message": one_line(str(error)),
+        "game": None if error.game_index is None else error.game_index + 1,
+        "seed": seed, "record": kept}}, ensure_ascii=False)

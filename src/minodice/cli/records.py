@@ -29,6 +29,7 @@ from minodice.cli.common import (
     VariantOpt,
     VariantOption,
     app,
+    bot_error_json,
     check_float,
     check_range,
     check_seed,
@@ -169,7 +170,7 @@ def simulate_cmd(
     else:
         names = distinct_names(seats)  # a record's players are distinct (R1)
         runs = _bot_games(seats, games, seed, edition.value, variant.value, save, record,
-                          folder, time_limit, options)
+                          folder, as_json, time_limit, options)
     start = time.perf_counter()
     if sys.stderr.isatty():
         with progress_bar() as progress:
@@ -209,7 +210,7 @@ def simulate_cmd(
 def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, variant: str,
                on_game: Callable[[int, GameState], None],
                record: Callable[[int, GameState], dict[str, Any]],
-               folder: RecordsFolder | None,
+               folder: RecordsFolder | None, as_json: bool,
                time_limit: float, options: RuleOptions) -> Iterator[GameState]:
     """Games between the bots of ``seat_bots`` (seats as given), for ``simulate``."""
     for index in range(games):
@@ -225,6 +226,8 @@ def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, varian
                 stopped.record = record(index, exc.game_so_far) | {"stopped": str(stopped)}
             typer.echo(f"minodice simulate: {one_line(str(stopped))}"
                        f"{kept_so_far(stopped, folder)}", err=True)
+            if as_json:
+                typer.echo(bot_error_json(stopped, seed, folder))
             raise typer.Exit(1) from None
         on_game(index, state)
         yield state
