@@ -373,8 +373,7 @@ class Lobby:
                 await room.take_seat(seats, index)
             except StoreError:
                 raise _unsaved() from None
-            log.debug("table %s: seat %d taken (index %d, as the protocol counts)", room.id,
-                      index + 1, index,
+            log.debug("table %s: seat %d taken", room.id, index,
                       extra={"table": room.id, "seq": room.row.seq})
         return index, token, seated
 
