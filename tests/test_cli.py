@@ -832,3 +832,15 @@ def test_a_misspelt_choice_is_refused_in_plain_words(option: str, value: str,
     said = " ".join(proc.stderr.decode().replace("│", " ").split())
     assert f"Invalid value for '{option}': '{value}' is not one of {names}" in said
     assert "Value error" not in said
+
+
+def test_no_help_offers_a_value_for_a_flag() -> None:
+    """Typer 0.29 wrote "<bool>" after every flag ("--force <bool>"): a user typed
+    "--force true" and was refused. No command's help does (pyproject keeps Typer below)."""
+    runner = CliRunner()
+    commands = [c.name for c in app.registered_commands if c.name]
+    for command in ["", *commands, "replay", "analyse", "simulate", "tournament", "play"]:
+        result = runner.invoke(app, [*([command] if command else []), "--help"],
+                               env={"COLUMNS": "120"})
+        assert result.exit_code == 0, (command, result.output)
+        assert "<bool>" not in result.output, (command, result.output)
