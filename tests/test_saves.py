@@ -436,6 +436,24 @@ def test_continue_with_no_saved_game_says_so(tmp_path: Path) -> None:
     assert str(tmp_path) in proc.stderr
 
 
+def test_continue_with_only_another_program_s_record_names_the_way_on(tmp_path: Path) -> None:
+    """`games` listed it ("a record, not saved by minodice play"), and `play --continue`
+    said only "no unfinished game": it now says how that record goes on."""
+    done = minodice("simulate", "--games", "1", "--save-records", str(tmp_path / "recs"))
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / "recs" / "game-0001.json").read_text("utf-8"))
+    record["rounds"] = record["rounds"][:3]
+    path = tmp_path / "games" / "cut.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(record), "utf-8")
+    proc = minodice("play", "--continue", "--games-dir", str(path.parent))
+    assert proc.returncode == 1
+    assert proc.stderr.strip().endswith(
+        f"; the record {path} (not saved by minodice play) goes on with: "
+        f"{proc.stderr.split('start one with: ')[1].split(' play')[0]} play --resume {path} "
+        "--name YOUR-NAME"), proc.stderr
+
+
 def test_continue_resumes_it_in_the_terminal(tmp_path: Path, terminals: list[Terminal]) -> None:
     folder = tmp_path / "games"
     _oldest, middle, _finished = saved_games(folder)

@@ -226,7 +226,15 @@ def play(
         if continue_last:
             newest = saves.newest_unfinished(folder)
             if newest is None:
-                fail(f"no unfinished game in {folder}; start one with: {command} play")
+                # an unfinished record another program wrote is listed by `games` but
+                # says nobody's seat: it is resumed by name, not continued
+                other = next((g for g in saves.list_games(folder) if not g.problem
+                              and not g.finished and not g.resumable), None)
+                hint = ("" if other is None else
+                        f"; the record {printable(str(other.path))} (not saved by minodice "
+                        f"play) goes on with: {command} play --resume "
+                        f"{printable(shlex.quote(str(other.path)))} --name YOUR-NAME")
+                fail(f"no unfinished game in {folder}; start one with: {command} play{hint}")
             resume = newest.path
         if resume is not None:
             resume = resume.absolute()
