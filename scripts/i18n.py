@@ -11,7 +11,6 @@ screen without translations fails CI.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from minodice.i18n.catalogue import LOCALES, extract_catalog, missing, write_template
 

@@ -107,7 +107,8 @@ async def main(out: Path, seed: int) -> None:
                 while True:
                     await page.locator(f"{BID}, {DIE}, .final").first.wait_for(timeout=60_000)
                     round_no = await page.evaluate(
-                        "() => (document.querySelector('.table-head')?.textContent.match(/(\\d+)\\//) || [0, 0])[1]")
+                        "() => (document.querySelector('.table-head')?.textContent"
+                        ".match(/(\\d+)\\//) || [0, 0])[1]")
                     if int(round_no) >= 3:
                         if "bidding" not in taken and await page.locator(BID).count():
                             taken.add("bidding")
@@ -117,12 +118,15 @@ async def main(out: Path, seed: int) -> None:
                             taken.add("trick")
                             await shot(page, out, "trick")
                     if (int(round_no) >= 4 and "round-end" not in taken
-                            and await page.locator(".card.summary").count()):
+                            and await page.locator("section.summary").count()):
                         taken.add("round-end")
-                        await page.locator(".card.summary").scroll_into_view_if_needed()
+                        await page.locator("section.summary").scroll_into_view_if_needed()
                         await shot(page, out, "round-end")
                     if await decide(page, rng) == "final":
                         break
+                missing = {"bidding", "trick", "round-end"} - taken
+                if missing:  # a selector the page no longer has: said, not an old picture
+                    raise SystemExit(f"screenshots: never saw {', '.join(sorted(missing))}")
                 await page.locator(".final").scroll_into_view_if_needed()
                 await page.locator("#fairness.ok").wait_for(timeout=30_000)
                 await shot(page, out, "final")

@@ -310,11 +310,7 @@ class ReplayView {
     return [...counts].map(([k, n]) => {
       const drawn = die(this.game.dice, this.kind(k), null, { size: 22, label: false });
       drawn.setAttribute("aria-hidden", "true");  // the word beside it says it
-      // (styled here, not in replay.css: a kind's die and word side by side)
-      drawn.style.flex = "none";
-      const item = h("span", { class: "held" }, drawn, word(k) + (n > 1 ? ` ×${n}` : ""));
-      Object.assign(item.style, { display: "inline-flex", alignItems: "center", gap: "3px", marginInlineEnd: "8px" });
-      return item;
+      return h("span", { class: "held" }, drawn, word(k) + (n > 1 ? ` ×${n}` : ""));
     });
   }
 
