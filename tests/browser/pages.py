@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from playwright.async_api import ElementHandle, Page, WebSocket
+    from collections.abc import Awaitable, Callable
+
+    from playwright.async_api import ElementHandle, Page, WebSocket, WebSocketRoute
 
 STEP_TIMEOUT = 20_000   # ms: the longest the page may take to offer the next decision
 GAME_TIMEOUT = 120.0    # s: a whole game
@@ -211,3 +213,22 @@ OVERFLOW = """() => {
 async def overflowing(page: Page) -> list[str]:
     found: list[str] = await page.evaluate(OVERFLOW)
     return found
+
+
+def views_renamed(names: list[str]) -> Callable[[WebSocketRoute], Awaitable[None]]:
+    """A handler for ``page.route_web_socket``: every view from the server reaches the page
+    with its players named ``names`` (names the lobby would never let a test seat)."""
+
+    async def rename(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "view":
+                for player, name in zip(data["view"]["players"], names, strict=True):
+                    player["name"] = name
+            ws.send(json.dumps(data))
+
+        server.on_message(to_page)
+
+    return rename

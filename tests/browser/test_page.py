@@ -33,6 +33,7 @@ from .pages import (
     round_number,
     stored_seat,
     table_id,
+    views_renamed,
 )
 
 if TYPE_CHECKING:
@@ -251,27 +252,15 @@ async def test_the_final_ranking_gives_long_names_the_room_there_is(
     total must stay on the card."""
     long_names = ["Maximiliane Josephine vo", "Bartholomew Christophers", "Ana", "Bea"]
 
-    async def rewrite(ws: WebSocketRoute) -> None:
-        server = ws.connect_to_server()
-
-        def to_page(message: str | bytes) -> None:
-            data = json.loads(message)
-            if data.get("type") == "view":
-                for player, name in zip(data["view"]["players"], long_names, strict=True):
-                    player["name"] = name
-            ws.send(json.dumps(data))
-
-        server.on_message(to_page)
-
     cut = """() => [...document.querySelectorAll('.final .name')]
       .filter((n) => n.scrollWidth > n.clientWidth + 1).map((n) => n.textContent)"""
     desktop = await pages.new(viewport={"width": 1280, "height": 800})
-    await desktop.route_web_socket(re.compile(r"/ws/"), rewrite)
+    await desktop.route_web_socket(re.compile(r"/ws/"), views_renamed(long_names))
     await desktop.goto(f"{game.server.base}/t/{game.table}")
     await desktop.locator(FINAL).wait_for()
     assert await desktop.evaluate(cut) == []
     tablet = await pages.new(viewport={"width": 768, "height": 1024})
-    await tablet.route_web_socket(re.compile(r"/ws/"), rewrite)
+    await tablet.route_web_socket(re.compile(r"/ws/"), views_renamed(long_names))
     await tablet.goto(f"{game.server.base}/t/{game.table}")
     await tablet.locator(FINAL).wait_for()
     await tablet.evaluate("document.documentElement.style.fontSize = '200%'")

@@ -8,7 +8,6 @@ past the card, and off a small phone's screen. Now the page grows and scrolls in
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from typing import TYPE_CHECKING
@@ -18,10 +17,18 @@ import pytest
 from live_server import LiveServer
 
 from .conftest import Pages
-from .pages import BID, FINAL, decide, overflowing, play_until_mid_trick, wait_for_decision
+from .pages import (
+    BID,
+    FINAL,
+    decide,
+    overflowing,
+    play_until_mid_trick,
+    views_renamed,
+    wait_for_decision,
+)
 
 if TYPE_CHECKING:
-    from playwright.async_api import Page, ViewportSize, WebSocketRoute
+    from playwright.async_api import Page, ViewportSize
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -144,20 +151,8 @@ async def test_the_final_rankings_totals_stay_on_the_card(
     languages with the longest headings."""
     table = server.finished_bot_game(6)
 
-    async def rename(ws: WebSocketRoute) -> None:
-        to_server = ws.connect_to_server()
-
-        def to_page(message: str | bytes) -> None:
-            data = json.loads(message)
-            if data.get("type") == "view":
-                for player, name in zip(data["view"]["players"], LONG_NAMES, strict=True):
-                    player["name"] = name
-            ws.send(json.dumps(data))
-
-        to_server.on_message(to_page)
-
     page = await pages.new(viewport=viewport, locale=LOCALES[lang])
-    await page.route_web_socket(re.compile(r"/ws/"), rename)
+    await page.route_web_socket(re.compile(r"/ws/"), views_renamed(LONG_NAMES))
     await page.goto(f"{server.base}/t/{table}")
     await page.locator(FINAL).wait_for()
     await page.evaluate(ZOOM)
