@@ -19,6 +19,7 @@ from minodice.core.errors import IllegalActionError
 from minodice.core.view import SeatView
 from minodice.play.driver import (
     RANDOM,
+    STOP,
     BotDecided,
     BotFailed,
     Clocks,
@@ -30,6 +31,7 @@ from minodice.play.driver import (
     DriverError,
     DriverEvent,
     FakeScheduler,
+    OnBotError,
     SeatAway,
     SeatBack,
     StandingIn,
@@ -301,6 +303,38 @@ async def test_a_bot_timing_out_is_named_and_the_server_plays_a_random_move(
     assert first.fallback is not None
     assert first.error == "bot 'slowpoke' (seat 1) took longer than 0.05 s for one decision"
     assert log.of(GameOver)
+
+
+class _TalkingFailure:
+    """Fails as an outside bot does, with what it printed (its own dice, here) kept."""
+
+    def act(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        error = BotError("bot 'talker' (seat 1) raised RuntimeError: no")
+        error.said = "; its last output: my dice: red, gray"
+        raise error
+
+
+@pytest.mark.parametrize("on_error", [RANDOM, STOP])
+async def test_a_table_is_told_a_bot_failed_but_not_what_it_printed(
+        on_error: OnBotError) -> None:
+    """The error that stops a run quotes what the bot printed, for its author; the people
+    at a table are told which bot failed and why, never its output (its dice, say)."""
+    table = unstarted([], bots=("talker", "random", "random"))
+    runner = InProcessRunner({(0, "talker"): _TalkingFailure()})
+    log = Log()
+    driver = Driver(table, runner, scheduler=FakeScheduler(), on_bot_error=on_error,
+                    fallback_rng=random.Random(1), listeners=[log])
+    await driver.start()
+    while not table.is_over() and driver.failure is None:
+        await driver.settle()
+    failed = log.of(BotFailed)
+    assert failed
+    for event in failed:
+        assert isinstance(event, BotFailed)
+        assert event.error == "bot 'talker' (seat 1) raised RuntimeError: no"
+    if on_error is STOP:
+        assert driver.failure is not None
+        assert str(driver.failure).endswith("; its last output: my dice: red, gray")
 
 
 class _WorkerLike:

@@ -320,11 +320,16 @@ def test_one_line_naming_the_bot_clean_stdout_exit_1(command: str, bot: str,
     done = cli(*command.split(), "--players", "3", "--bots", f"{spec},easy,random",
                "--games", "4", "--json", timeout=60)
     assert done.returncode == 1
-    assert done.stdout == ""
+    # standard output holds the error object and nothing else (no summary, no bot output)
+    error = json.loads(done.stdout)["error"]
+    assert phrase in error["message"]
+    assert error["record"] is None
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert spec in lines[0]
     assert phrase in lines[0]
+    # the fresh seed whole, to play the run again (a long number was cut short)
+    assert f", in game {error['game']} (seed {error['seed']})" in lines[0]
 
 
 def test_simulate_has_a_time_limit(trace: Path) -> None:

@@ -64,6 +64,11 @@ class BotError(MinodiceError):
     def __str__(self) -> str:
         return super().__str__() + self.said
 
+    def without_output(self) -> str:
+        """The message without what the bot printed: for a table with people at it, to
+        whom a bot's own output (its hand, say) is another player's secret."""
+        return super().__str__()
+
     def in_game(self, index: int, seed: int | None = None) -> BotError:
         """The same error, said to have happened in game ``index`` (from 0) of a run (of
         ``seed``: with --games and --seed it plays again)."""

@@ -28,7 +28,7 @@ from minodice.cli.starting import commands_take_interrupts
 from minodice.core.record import dumps_record
 from minodice.core.rules import RuleOptions, SpecialLead, StartRule
 from minodice.play.saves import write_atomic
-from minodice.text.safe import one_line, printable
+from minodice.text.safe import printable
 
 app = typer.Typer(
     name="minodice",
@@ -306,6 +306,6 @@ def bot_error_json(error: BotError, seed: int, folder: RecordsFolder | None) -> 
     kept = (str(folder.path(error.game_index)) if folder is not None
             and error.record is not None and error.game_index is not None else None)
     return json.dumps({"error": {
-        "message": one_line(str(error)),
+        "message": printable(str(error)),
         "game": None if error.game_index is None else error.game_index + 1,
         "seed": seed, "record": kept}}, ensure_ascii=False)

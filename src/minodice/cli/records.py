@@ -224,8 +224,9 @@ def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, varian
             stopped = exc.in_game(index, seed)
             if exc.game_so_far is not None:  # kept for the bot's author
                 stopped.record = record(index, exc.game_so_far) | {"stopped": str(stopped)}
-            typer.echo(f"minodice simulate: {one_line(str(stopped))}"
-                       f"{kept_so_far(stopped, folder)}", err=True)
+            # (its parts are escaped where they came from: the seed stays whole to copy)
+            typer.echo(f"minodice simulate: {stopped}{kept_so_far(stopped, folder)}",
+                       err=True)
             if as_json:
                 typer.echo(bot_error_json(stopped, seed, folder))
             raise typer.Exit(1) from None

@@ -361,12 +361,14 @@ class Driver:
     def _failed(self, seat: int, error: BotError, request: DecisionRequest) -> Action:
         """What the seat plays after its bot failed (a random legal action of the decision
         it was asked), or the error again (STOP)."""
+        # the table's people are told which bot failed and why, never what it printed (its
+        # own dice, for all they know); a run that stops on it raises the whole error
         if self.on_bot_error is STOP:
             self.failure = error
-            self._emit([BotFailed(seat, str(error), None)])
+            self._emit([BotFailed(seat, error.without_output(), None)])
             raise error
         fallback = self.fallback_rng.choice(list(request.legal))
-        self._emit([BotFailed(seat, str(error), fallback)])
+        self._emit([BotFailed(seat, error.without_output(), fallback)])
         return fallback
 
     def _decided(self, seat: int, bot: str, request: DecisionRequest,
