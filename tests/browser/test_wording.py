@@ -102,6 +102,68 @@ async def test_create_without_a_name_points_to_the_name_field(server: LiveServer
     assert page.url.rstrip("/") == server.base
 
 
+#: Names on both sides of the server's rule: blanks, format and control characters, lone
+#: surrogates, joined emoji, a flag's tags, scripts other than Latin, punctuation alone.
+NAMES = ["Ana", " ", "\u200b\u200b", "\u2800", "\u3164Bo", "A\u202eB", "a\u0007b",
+         "x\u2028y", "\ud800ab", "👩\u200d💻", "🏳️\u200d🌈", "🏴\U000e0067\U000e0062\U000e0073"
+         "\U000e0063\U000e0074\U000e007f", "ميلاد", "زن\u200cها", "!!", "😀", "\ufeffAna",
+         "Ana\u00ad", "\u180e", "ℕ", "A" * NAME_MAX, "🎲" * NAME_MAX, "A" * (NAME_MAX + 1)]
+
+
+async def test_the_page_refuses_the_names_the_server_refuses(server: LiveServer,
+                                                             pages: Pages) -> None:
+    """The page checked only a name's length, so a table was made for a name the server
+    then refused (zero-width spaces): it stayed, empty, in the lobby's list. The page's
+    rule is now the server's, name by name."""
+    from minodice.core.names import name_problem
+
+    page = await pages.new(viewport=PHONE)
+    await page.goto(server.base + "/")
+    await page.locator("#play-now").wait_for()
+    verdicts = await page.evaluate("""async (names) => {
+        const { nameProblem } = await import('/static/api.js');
+        return names.map((n) => nameProblem(n) === null); }""", NAMES)
+    for name, taken in zip(NAMES, verdicts, strict=True):
+        assert taken == (name_problem(name) is None), (ascii(name), taken)
+
+
+async def test_a_refused_name_makes_no_table(server: LiveServer, pages: Pages) -> None:
+    page = await pages.new(viewport=PHONE)
+    await page.goto(server.base + "/")
+    await page.locator("#play-now").wait_for()
+    before = len(server.get("/api/tables"))
+    await page.fill("main input[name='name']", "\u200b\u200b\u200b")
+    await page.check("#c-public")
+    for _ in range(2):
+        await page.locator(".create button[type=submit]").click()
+    await page.locator("#play-now").click()
+    await expect(page.locator(".toast-item").last).to_contain_text("cannot be used")
+    assert page.url.rstrip("/") == server.base
+    assert len(server.get("/api/tables")) == before
+
+
+async def test_a_table_made_from_the_lobby_s_lower_form_opens_at_its_top(
+        server: LiveServer, pages: Pages) -> None:
+    """The page kept the lobby's scroll: on a phone the new table opened past its seats,
+    its round and its prompt."""
+    page = await pages.new(viewport=PHONE)
+    await page.goto(server.base + "/")
+    await page.locator("#play-now").wait_for()
+    await page.fill("main input[name='name']", "Ana")
+    submit = page.locator(".create button[type=submit]")
+    await submit.scroll_into_view_if_needed()
+    assert await page.evaluate("window.scrollY") > 100
+    await page.select_option("#c-players", "6")  # a table page taller than the screen
+    for seat in range(1, 6):
+        await page.select_option(f"#c-seat-{seat}", "easy")
+    await submit.scroll_into_view_if_needed()
+    await submit.click()
+    await page.wait_for_url(re.compile(r"/t/[A-Za-z0-9]+$"))
+    await page.locator(BID).first.wait_for()
+    assert await page.evaluate("window.scrollY") == 0
+    await expect(page.locator(".players .seat").first).to_be_in_viewport()
+
+
 async def test_the_join_form_takes_a_whole_name(server: LiveServer, pages: Pages) -> None:
     table = server.post("/api/tables", {"players": 3, "bots": [None, "easy", "easy"]})["table"]
     page = await pages.new(viewport=PHONE)

@@ -164,10 +164,22 @@ export function nameField(input) {
   return input;
 }
 
+// The server's rule (minodice.core.names.name_problem), so that a name it would refuse is
+// refused before anything is made for it (a table created for a name of zero-width spaces
+// stayed, empty, in the lobby's list): no control, line-separator or format character but
+// the joiners and the tags of a flag's emoji, no lone surrogate, and something visible.
+const JOINER = /^[\u200c\u200d\u{e0020}-\u{e007f}]$/u;
+const NEVER = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}]/u;
+const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+const BLANKS = "\u115f\u1160\u3164\uffa0\u2800";
+
 /** What is wrong with a name before it is sent (null: nothing the page can tell). */
 export function nameProblem(name) {
   if (!name) return _("Please enter your name.");
-  if ([...name].length > NAME_MAX) return _("A name is at most {n} characters.", { n: NAME_MAX });
+  const chars = [...name];
+  if (chars.length > NAME_MAX) return _("A name is at most {n} characters.", { n: NAME_MAX });
+  if (chars.some((c) => NEVER.test(c) || (/\p{Cf}/u.test(c) && !JOINER.test(c)))
+      || !chars.some((c) => VISIBLE.test(c) && !BLANKS.includes(c))) return nameRefused();
   return null;
 }
 

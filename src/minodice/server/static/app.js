@@ -110,7 +110,9 @@ async function route(again = false) {
   // left while it was being built: what it opened (a table's connection) is closed at once
   if (!current()) { drawn.disconnect(); leave(); return; }
   swap();
-  if (again) window.scrollTo(0, scrolled);
+  // the same page in another language keeps the reader's place; another page opens at
+  // its top (a table made from the lobby's lower form opened past its seats and prompt)
+  window.scrollTo(0, again ? scrolled : 0);
   leaveCurrent = leave;
   shownPath = location.pathname + location.search;  // as the page settled it (/pad?game=gone)
   // A page moved to takes the focus to its heading (read out, and the keyboard goes on
