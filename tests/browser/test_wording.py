@@ -127,6 +127,23 @@ async def test_the_page_refuses_the_names_the_server_refuses(server: LiveServer,
         assert taken == (name_problem(name) is None), (ascii(name), taken)
 
 
+async def test_a_long_paste_is_cut_between_characters_as_people_see_them(
+        server: LiveServer, pages: Pages) -> None:
+    """Four family emoji (7 code points each) and a name, pasted: cut at 24 code points,
+    the third family lost its children ("👨‍👩"). A whole family goes now."""
+    family = "👨\u200d👩\u200d👧\u200d👦"
+    page = await pages.new(viewport=PHONE)
+    await page.goto(server.base + "/")
+    await page.locator("#play-now").wait_for()
+    field = page.locator("main input[name='name']")
+    await field.fill(family * 4 + " Ana")
+    assert await field.input_value() == family * 3
+    await field.fill("Ana ")
+    await field.press("End")
+    await page.keyboard.insert_text(family * 3)  # typed after a name: the last family goes
+    assert await field.input_value() == "Ana " + family * 2
+
+
 async def test_a_refused_name_makes_no_table(server: LiveServer, pages: Pages) -> None:
     page = await pages.new(viewport=PHONE)
     await page.goto(server.base + "/")

@@ -141,6 +141,15 @@ export async function newSeed() {
 // points), so a maxlength of 24 would refuse a legal name with emoji: see nameField.
 export const NAME_MAX = 24;
 
+/** ``text`` as the characters people see (grapheme clusters; code points where the
+ * browser cannot tell them). */
+function graphemes(text) {
+  if (typeof Intl.Segmenter !== "function") return [...text];
+  return [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)].map((g) => g.segment);
+}
+
+function codePoints(parts) { return parts.reduce((n, part) => n + [...part].length, 0); }
+
 /** Make `input` a name field: it stops at NAME_MAX characters as they are typed or pasted,
  * as a maxlength would, but counting as the server does. Its maxlength (twice NAME_MAX:
  * no legal name is longer in UTF-16) is the browser's own ceiling, never below a legal name. */
@@ -150,12 +159,16 @@ export function nameField(input) {
     const value = input.value;
     if ([...value].length <= NAME_MAX) return;
     // what is past the limit goes from just before the caret (what was typed or pasted
-    // last), as a maxlength takes only the start of a paste
+    // last), as a maxlength takes only the start of a paste; a whole character as people
+    // see it at a time (a family emoji cut at 24 code points left "👨‍👩" of it)
     const at = input.selectionEnd ?? value.length;
-    const after = [...value.slice(at)];
-    const before = [...value.slice(0, at)].slice(0, Math.max(0, NAME_MAX - after.length)).join("");
-    input.value = before + after.slice(0, NAME_MAX).join("");
-    input.setSelectionRange(before.length, before.length);
+    const after = graphemes(value.slice(at));
+    const before = graphemes(value.slice(0, at));
+    while (before.length && codePoints(before) + codePoints(after) > NAME_MAX) before.pop();
+    while (after.length && codePoints(after) > NAME_MAX) after.pop();
+    const kept = before.join("");
+    input.value = kept + after.join("");
+    input.setSelectionRange(kept.length, kept.length);
   };
   // (not in the middle of an IME composition: at its end)
   input.addEventListener("input", (event) => { if (!event.isComposing) cut(); });
