@@ -31,6 +31,7 @@ from .pages import (
     decide,
     overflowing,
     play_until_mid_trick,
+    playwright_error,
     step,
     wait_for_decision,
 )
@@ -686,7 +687,10 @@ async def rolled_a_pair_by_keyboard(page: Page, rng: random.Random) -> bool:
             if await page.locator(BID).count() or not await pair.count():
                 await step(page, rng)
                 continue
-            key = await pair.first.get_attribute("data-key")
+            try:  # (counted a moment ago: a view drawn since may have taken it)
+                key = await pair.first.get_attribute("data-key", timeout=2000)
+            except playwright_error():
+                continue
             button = page.locator(f'.die-button[data-key="{key}"]')
             held = await button.inner_text()
             await button.focus()
