@@ -29,11 +29,10 @@ from minodice.cli.common import (
     VariantOpt,
     VariantOption,
     app,
-    bot_error_json,
     check_float,
     check_range,
     check_seed,
-    kept_so_far,
+    exit_bot_stopped,
     lineup,
     non_empty_path,
     progress_bar,
@@ -115,12 +114,7 @@ def tournament(
             else:
                 results = run_games(spec, workers, ray_address=ray, on_record=on_record)
     except BotError as exc:
-        # a game's failure names its game and seed; a bot that cannot be loaded, the seed
-        run = "" if exc.game_index is not None else f" (seed {seed})"
-        typer.echo(f"minodice tournament: {exc}{run}{kept_so_far(exc, folder)}", err=True)
-        if as_json:
-            typer.echo(bot_error_json(exc, seed, folder))
-        raise typer.Exit(1) from None
+        exit_bot_stopped("tournament", exc, seed, folder, as_json)
     except KeyboardInterrupt as exc:
         # The workers are ended already; the interpreter's own exit would run the process
         # pool's exit hook, which in Python 3.11 can print a traceback of its closed pipe.

@@ -15,7 +15,7 @@ import signal
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, NoReturn, Optional, TypeVar
 
 import typer
 from rich.console import Console
@@ -286,26 +286,29 @@ class RecordsFolder:
             raise typer.Exit(1) from None
 
 
-def kept_so_far(error: BotError, folder: RecordsFolder | None) -> str:
-    """Where the game a bot stopped is kept ("; the game so far: FOLDER/game-0007.json"),
-    written now, or how to keep it next time: its author's only view of the position."""
+def exit_bot_stopped(command: str, error: BotError, seed: int,
+                     folder: RecordsFolder | None, as_json: bool) -> NoReturn:
+    """A run a bot stopped: the game it stopped written with the records (its author's only
+    view of the position) or how to keep it, one line on standard error, with ``--json``
+    also an error object on standard output for a script, and exit status 1. A failure in
+    a game names its game and seed already; one before any game (loading), the seed."""
+    kept: Path | None = None
     if error.game_index is None:
-        return ""
-    if folder is None:
-        return "; --save-records FOLDER keeps the game so far"
-    if error.record is None:
-        return ""
-    folder.write(error.game_index, error.record)
-    return f"; the game so far: {printable(str(folder.path(error.game_index)))}"
-
-
-def bot_error_json(error: BotError, seed: int, folder: RecordsFolder | None) -> str:
-    """A run a bot stopped, for a script reading ``--json`` on standard output (the one
-    line on standard error says it to a person): the error, which game of which seed, and
-    the record of the game so far if one was kept (:func:`kept_so_far` wrote it)."""
-    kept = (str(folder.path(error.game_index)) if folder is not None
-            and error.record is not None and error.game_index is not None else None)
-    return json.dumps({"error": {
-        "message": printable(str(error)),
-        "game": None if error.game_index is None else error.game_index + 1,
-        "seed": seed, "record": kept}}, ensure_ascii=False)
+        where = ""
+    elif folder is None:
+        where = "; --save-records FOLDER keeps the game so far"
+    elif error.record is None:
+        where = ""
+    else:
+        folder.write(error.game_index, error.record)
+        kept = folder.path(error.game_index)
+        where = f"; the game so far: {printable(str(kept))}"
+    run = "" if error.game_index is not None else f" (seed {seed})"
+    typer.echo(f"minodice {command}: {error}{run}{where}", err=True)
+    if as_json:
+        typer.echo(json.dumps({"error": {
+            "message": printable(str(error)),
+            "game": None if error.game_index is None else error.game_index + 1,
+            "seed": seed, "record": None if kept is None else str(kept)}},
+            ensure_ascii=False))
+    raise typer.Exit(1)

@@ -29,11 +29,10 @@ from minodice.cli.common import (
     VariantOpt,
     VariantOption,
     app,
-    bot_error_json,
     check_float,
     check_range,
     check_seed,
-    kept_so_far,
+    exit_bot_stopped,
     lineup,
     non_empty_path,
     progress_bar,
@@ -225,11 +224,7 @@ def _bot_games(seat_bots: list[str], games: int, seed: int, edition: str, varian
             if exc.game_so_far is not None:  # kept for the bot's author
                 stopped.record = record(index, exc.game_so_far) | {"stopped": str(stopped)}
             # (its parts are escaped where they came from: the seed stays whole to copy)
-            typer.echo(f"minodice simulate: {stopped}{kept_so_far(stopped, folder)}",
-                       err=True)
-            if as_json:
-                typer.echo(bot_error_json(stopped, seed, folder))
-            raise typer.Exit(1) from None
+            exit_bot_stopped("simulate", stopped, seed, folder, as_json)
         on_game(index, state)
         yield state
 
