@@ -1020,5 +1020,58 @@ def test_a_round_without_bids_before_others_is_said_once() -> None:
     """'round 2: round 2 has no bids, yet ...': the place said twice."""
     data = three_rounds()
     del data["rounds"][1]["bids"]
+    data["rounds"][1]["tricks"] = []
     err = reject(data)
     assert str(err).startswith("round 2: no bids, yet the game goes on after this round (R6)")
+
+
+def test_tricks_without_bids_are_said_to_lack_the_bids() -> None:
+    """The last round's tricks without its bids were said to be a game that 'goes on after
+    this round', which it did not."""
+    data = three_rounds()
+    last = data["rounds"][-1]
+    del last["bids"]
+    assert last["tricks"]
+    err = reject(data)
+    assert err.rule == "R6"
+    assert "tricks without bids" in err.message
+    assert "goes on" not in err.message
+
+
+def test_one_die_and_one_roll_are_said_in_the_singular() -> None:
+    """'must draw 1 dice', 'this trick has 1 rolls'."""
+    data = three_rounds()
+    data["rounds"][0]["hands"][0] = []
+    assert "must draw 1 die in round 1, not 0 (R4)" in reject(data).message
+    data = three_rounds()
+    data["rounds"][1]["tricks"][0] = data["rounds"][1]["tricks"][0][:1]
+    assert "this trick has 1 roll for 3 players" in reject(data).message
+
+
+def test_a_rounds_and_a_rolls_own_keys_are_given_back_where_they_were() -> None:
+    """RECORD.md lets a program keep its notes in any object of a record; read and written
+    again, a record lost those of its rounds and rolls (only the top level's were kept)."""
+    data = three_rounds()
+    data["seed"] = 12
+    data["rounds"][0]["note"] = "close call"
+    data["rounds"][2]["tricks"][1][2]["time"] = 1.5
+    data["rounds"][2]["tricks"][1][2]["face"] = 1
+    loaded = load_record(copy.deepcopy(data))
+    assert loaded.notes == {(1,): {"note": "close call"}, (3, 2, 3): {"time": 1.5}}
+    again = export_record(loaded.state, loaded.players, loaded.extra, loaded.notes)
+    assert again["rounds"][0]["note"] == "close call"
+    assert again["rounds"][2]["tricks"][1][2] == {"time": 1.5, "player": 1, "die": "purple",
+                                                 "face": 1}
+    assert again["seed"] == 12
+    assert load_record(again).notes == loaded.notes
+    # a note cannot override what the rules read
+    data["rounds"][1]["tricks"][0][0]["extra"] = {"die": "red"}
+    assert load_record(data).notes[(2, 1, 1)] == {"extra": {"die": "red"}}
+
+
+def test_a_note_that_cannot_be_kept_is_refused_with_its_place() -> None:
+    data = three_rounds()
+    data["rounds"][1]["tricks"][0][1]["name"] = "\ud800"
+    err = reject(data)
+    assert err.rule is None
+    assert place(err) == (2, 1, 2)

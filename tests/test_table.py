@@ -422,3 +422,18 @@ def test_the_text_replay_of_a_game_in_play_keeps_the_rounds_hands_hidden(
             hand = state.dice_set.hand_of_key(log.hands[seat]).names()
             assert f"  {name:<12} drew {', '.join(hand)}" in hidden
     assert ("--show-hands" in hidden) == (in_play and state.phase is not Phase.DRAW)
+
+
+def test_a_record_resumed_and_saved_again_keeps_its_rounds_and_rolls_notes() -> None:
+    """Another program's notes in a round or a roll were lost when ``play --resume`` saved
+    the game again."""
+    table = new_table(3, ["Ana"], ["random"], seed=5)
+    while table.round_no < 3:
+        step(table)
+    data = table.record()
+    data["rounds"][0]["note"] = "close call"
+    data["rounds"][1]["tricks"][0][0]["time"] = 1.5
+    resumed = Table.restore(data, seat_bots=[None, "random", "random"], seed=7)
+    for saved in (resumed.record(), round_trip(finish(resumed)).record()):
+        assert saved["rounds"][0]["note"] == "close call"
+        assert saved["rounds"][1]["tricks"][0][0]["time"] == 1.5

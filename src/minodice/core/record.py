@@ -43,6 +43,10 @@ from minodice.core.state import GameConfig, GameState, Phase
 
 FORMAT = "minodice-record"
 VERSION = 1
+_ROUND_KEYS = frozenset({"hands", "bids", "tricks"})
+_ROLL_KEYS = frozenset({"player", "die", "face"})
+#: Where a record's other keys were: ``(round,)`` or ``(round, trick, roll)``, from 1.
+RecordNotes = dict[tuple[int, ...], dict[str, Any]]
 _KNOWN_KEYS = ("format", "version", "dice_set", "variant", "players", "first_starter",
                "rule_options", "rounds")
 #: This project's one key beyond RECORD.md's (docs/RECORD.md): the rules RULES.md keeps
@@ -58,32 +62,40 @@ class LoadedRecord:
     state: GameState
     players: list[str]
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The unknown keys of its rounds (place ``(round,)``) and rolls (``(round, trick,
+    #: roll)``), counted from 1: RECORD.md lets a program keep its notes there, and a game
+    #: resumed and saved again gives them back where they were (:func:`export_record`).
+    notes: RecordNotes = field(default_factory=dict)
 
 
 # -- export -------------------------------------------------------------------------------
 
 
-def _round_to_json(state: GameState, log: RoundLog) -> dict[str, Any]:
+def _round_to_json(state: GameState, log: RoundLog, r: int,
+                   notes: RecordNotes) -> dict[str, Any]:
     ds = state.dice_set
-    out: dict[str, Any] = {"hands": [ds.hand_of_key(k).names() for k in log.hands]}
+    out: dict[str, Any] = {**notes.get((r,), {}),
+                           "hands": [ds.hand_of_key(k).names() for k in log.hands]}
     if log.bids is not None:
         out["bids"] = list(log.bids)
         out["tricks"] = [
             [
-                {"player": seat, "die": ds.kinds[kind].name,
+                {**notes.get((r, t, q), {}), "player": seat, "die": ds.kinds[kind].name,
                  "face": ds.face_of_code(code).record_value}
-                for seat, kind, code in trick
+                for q, (seat, kind, code) in enumerate(trick, 1)
             ]
-            for trick in log.tricks
+            for t, trick in enumerate(log.tricks, 1)
             if trick
         ]
     return out
 
 
 def export_record(
-    state: GameState, players: Sequence[str], extra: dict[str, Any] | None = None
+    state: GameState, players: Sequence[str], extra: dict[str, Any] | None = None,
+    notes: RecordNotes | None = None,
 ) -> dict[str, Any]:
-    """The record of ``state`` as a JSON-ready dict.
+    """The record of ``state`` as a JSON-ready dict, with the other keys ``extra`` at the
+    top and ``notes`` in its rounds and rolls (:attr:`LoadedRecord.notes`).
 
     A round still being drawn is left out (its draws are chance, not decisions), as are
     bids not yet all in (they are secret, R6) and a die chosen but not yet rolled.
@@ -106,7 +118,8 @@ def export_record(
     logs = state.rounds
     if state.phase is Phase.DRAW:
         logs = logs[:-1]
-    record["rounds"] = [_round_to_json(state, log) for log in logs]
+    record["rounds"] = [_round_to_json(state, log, r, notes or {})
+                        for r, log in enumerate(logs, 1)]
     return record
 
 
@@ -273,6 +286,11 @@ def _is_text(value: str) -> bool:
     return True
 
 
+def _count(number: int, one: str, many: str) -> str:
+    """``1 die``, ``2 dice``: a message about one thing reads as English."""
+    return f"{number} {one if number == 1 else many}"
+
+
 def _json_shown(value: Any) -> str:
     """A value of the record as JSON writes it (``null``, not Python's ``None``), so that
     the error quotes what the person sees in the file."""
@@ -327,12 +345,18 @@ def load_record(data: Any) -> LoadedRecord:
     for index, rnd in enumerate(rounds):
         reader.read_round(index + 1, rnd, is_last=index == len(rounds) - 1)
     extra = {k: v for k, v in data.items() if k not in _KNOWN_KEYS}
-    for key, value in extra.items():
+    _check_keepable(extra)
+    for place, kept in reader.notes.items():
+        _check_keepable(kept, *place)
+    return LoadedRecord(state, list(players), extra, reader.notes)
+
+
+def _check_keepable(keys: dict[str, Any], *place: int) -> None:
+    for key, value in keys.items():
         problem = _unkeepable(key) or _unkeepable(value)
         if problem is not None:
             raise _type_error(f"the key {_json_shown(key)} holds {problem}, which this "
-                              "program cannot keep as it is")
-    return LoadedRecord(state, list(players), extra)
+                              "program cannot keep as it is", *place)
 
 
 class _Reader:
@@ -342,6 +366,12 @@ class _Reader:
         self.state = state
         self.players = players
         self.n = len(players)
+        self.notes: RecordNotes = {}
+
+    def keep_notes(self, part: dict[str, Any], known: frozenset[str], *place: int) -> None:
+        kept = {k: v for k, v in part.items() if k not in known}
+        if kept:
+            self.notes[place] = kept
 
     def fail(self, exc: IllegalActionError, round_no: int, trick: int | None = None,
              roll: int | None = None, rule: str | None = None) -> InvalidRecordError:
@@ -357,6 +387,7 @@ class _Reader:
                 f"the game has only {n_rounds} rounds with {self.n} players (R2)", "R2", r)
         if not isinstance(rnd, dict):
             raise _type_error("a round is a JSON object", r)
+        self.keep_notes(rnd, _ROUND_KEYS, r)
         hands = rnd.get("hands")
         if not isinstance(hands, list):
             raise _type_error('a round needs "hands", a list of hands', r)
@@ -374,7 +405,8 @@ class _Reader:
                     f"{ds.name} set (R4)", "R4", r)
             if len(hand) != r:
                 raise InvalidRecordError(
-                    f"{self.players[seat]} must draw {r} dice in round {r}, not {len(hand)} (R4)",
+                    f"{self.players[seat]} must draw {_count(r, 'die', 'dice')} in round {r}, "
+                    f"not {len(hand)} (R4)",
                     "R4", r)
             try:
                 state.apply_chance(Hand.from_kinds(ds, hand))
@@ -384,7 +416,11 @@ class _Reader:
             tricks = rnd.get("tricks", [])
             if not isinstance(tricks, list):
                 raise _type_error('"tricks" must be a list of tricks', r)
-            if tricks or not is_last:
+            if tricks:
+                raise InvalidRecordError(
+                    "tricks without bids: every player bids before the first trick (R6)",
+                    "R6", r)
+            if not is_last:
                 raise InvalidRecordError(
                     "no bids, yet the game goes on after this round (R6)", "R6", r)
             return
@@ -424,6 +460,7 @@ class _Reader:
                     f"a trick has one roll per player, {self.n} in all (R8)", "R8", r, t, q)
             if not isinstance(roll, dict):
                 raise _type_error("a roll is a JSON object", r, t, q)
+            self.keep_notes(roll, _ROLL_KEYS, r, t, q)
             player: Any = roll.get("player")
             die: Any = roll.get("die")
             face: Any = roll.get("face")
@@ -462,7 +499,8 @@ class _Reader:
             state.apply_chance(face_obj)
         if len(trick) < self.n and not is_last:
             raise InvalidRecordError(
-                f"this trick has {len(trick)} rolls for {self.n} players and is not the last "
+                f"this trick has {_count(len(trick), 'roll', 'rolls')} for {self.n} players and "
+                "is not the last "
                 "of the record (R8)", "R8", r, t)
 
 

@@ -39,7 +39,7 @@ from minodice.core.errors import InvalidRecordError
 from minodice.core.fair import SCHEME_1, FairStream
 from minodice.core.fair import deal as fair_deal
 from minodice.core.fair import roll as fair_roll
-from minodice.core.record import export_record, load_record
+from minodice.core.record import RecordNotes, export_record, load_record
 from minodice.core.rules import (
     DEFAULT_RULE_OPTIONS,
     RuleOptions,
@@ -261,6 +261,7 @@ class Table:
         self.chance = chance
         self.bot_seed = bot_seed
         self.extra: dict[str, Any] = dict(extra or {})  # a resumed record's other keys
+        self.notes: RecordNotes = {}  # and those of its rounds and rolls, never changed
         self._state = GameState(config)
         self._decisions = 0
         self._bots: dict[int, Bot] = {}
@@ -511,7 +512,8 @@ class Table:
 
     def record(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """The public record (RECORD.md): no secret bids, no die chosen but not rolled."""
-        return export_record(self._state, self.names, {**self.extra, **(extra or {})})
+        return export_record(self._state, self.names, {**self.extra, **(extra or {})},
+                             self.notes)
 
     def snapshot(self) -> dict[str, Any]:
         """The record plus everything needed to go on exactly (``"session"``).
@@ -576,6 +578,7 @@ class Table:
                     {k: v for k, v in loaded.extra.items()
                      if k != "session" and (seat_bots is None or k not in _FROM_ITS_DICE)})
         table._state = loaded.state
+        table.notes = loaded.notes
         table.started = True
         decisions = info.get("decisions", 0)
         table._decisions = decisions if isinstance(decisions, int) else 0
