@@ -281,3 +281,25 @@ def test_garbage_is_a_short_error_everywhere(tmp_path: Path, kind: str) -> None:
         with pytest.raises(TableError) as info:
             Table.restore(json.loads(text))
         short_line(str(info.value), cut)
+
+
+def test_wide_names_keep_the_replays_columns_in_line() -> None:
+    """A name in Chinese characters or emoji takes two terminal columns a character, and the
+    score table, padded by characters, went out of line."""
+    from rich.cells import cell_len
+
+    from minodice.core.record import load_record
+    from minodice.text.safe import fit_cells, pad_cells
+
+    data = example_record()
+    data["players"] = ["日本語", "👩‍👩‍👧", "Cleo"][: len(data["players"])] + data["players"][3:]
+    loaded = load_record(data)
+    text = render_replay(loaded.state, loaded.players, show_hands=True)
+    table = text[text.index("Score table"):].splitlines()[1:]
+    rows = [line for line in table if line.startswith(("Round", "Total")) or line[:1].isdigit()]
+    assert len({cell_len(line.rstrip()) for line in rows}) == 1, rows
+    drew = [line for line in text.splitlines() if " drew " in line]
+    assert len({cell_len(line.split(" drew ")[0]) for line in drew}) == 1, drew
+    assert pad_cells("日本", 5) == "日本 "
+    assert pad_cells("日本", 5, right=True) == " 日本"
+    assert fit_cells("日本語", 5) == "日本 "

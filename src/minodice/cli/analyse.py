@@ -6,6 +6,7 @@ import sys
 from typing import Annotated, Optional
 
 import typer
+from rich.cells import cell_len
 
 from minodice.bots.analysis import NOISE_POINTS, SIGNIFICANCE, Analysis, analyse_game
 from minodice.cli.common import app, check_range, check_seed, progress_bar
@@ -13,13 +14,13 @@ from minodice.cli.records import exit_invalid_record, read_record_text
 from minodice.core.errors import InvalidRecordError
 from minodice.core.record import LoadedRecord, export_record, load_record, parse_record
 from minodice.core.state import GameState
-from minodice.text.safe import json_text, printable
+from minodice.text.safe import fit_cells, json_text, printable
 
 
 def render_analysis(analysis: Analysis) -> str:
     """The summary per player, then each player's biggest mistakes, for a person."""
     names = [printable(s.player) for s in analysis.summaries]
-    width = max(6, min(40, max((len(n) for n in names), default=6)))
+    width = max(6, min(40, max((cell_len(n) for n in names), default=6)))
     worlds = sorted({d.samples for d in analysis.decisions})
     rounds = analysis.summaries[0].rounds if analysis.summaries else 0
     weighed = (f"{worlds[0]}" if len(worlds) == 1 else f"{worlds[0]} to {worlds[-1]}"
@@ -44,7 +45,7 @@ def render_analysis(analysis: Analysis) -> str:
     ]
     for name, s in zip(names, analysis.summaries, strict=True):
         lines.append(
-            f"{name[:width]:<{width}} {s.decisions:>9} {s.points_lost:>7.1f} "
+            f"{fit_cells(name, width)} {s.decisions:>9} {s.points_lost:>7.1f} "
             f"{s.lost_per_round:>7.1f} {s.bid_points_lost:>7.1f} {s.roll_points_lost:>7.1f} "
             f"{s.bids_too_high:>9} {s.bids_too_low:>8}")
     for name, s in zip(names, analysis.summaries, strict=True):

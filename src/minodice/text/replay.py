@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
+
 from minodice.core.rules import resolve_trick, starter_of_round
 from minodice.core.state import GameState, Phase
 from minodice.i18n import translator
 from minodice.i18n.words import Words
-from minodice.text.safe import printable
+from minodice.text.safe import pad_cells, printable
 
 
 def _join(names: Sequence[str], values: Sequence[object]) -> str:
@@ -57,10 +59,10 @@ def render_replay(state: GameState, names: Sequence[str], *, show_hands: bool = 
             if in_play:
                 rolled = sum(1 for trick in log.tricks for s, _, _ in trick if s == seat)
                 drawn = len(hand.names())
-                out.append(f"  {names[seat]:<12} drew {drawn} {'die' if drawn == 1 else 'dice'} "
-                           f"({drawn - rolled} not yet rolled)")
+                out.append(f"  {pad_cells(names[seat], 12)} drew {drawn} "
+                           f"{'die' if drawn == 1 else 'dice'} ({drawn - rolled} not yet rolled)")
             else:
-                out.append(f"  {names[seat]:<12} drew {', '.join(hand.names())}")
+                out.append(f"  {pad_cells(names[seat], 12)} drew {', '.join(hand.names())}")
         if in_play:
             out.append("  (hands hidden while the round is played; replay --show-hands "
                        "shows them)")
@@ -92,7 +94,7 @@ def render_replay(state: GameState, names: Sequence[str], *, show_hands: bool = 
             bonus = log.bonus[seat]
             extra = f" (bonus {_signed(bonus)})" if bonus else ""
             out.append(
-                f"    {names[seat]:<12} bid {log.bids[seat]}, won {won[seat]}: "
+                f"    {pad_cells(names[seat], 12)} bid {log.bids[seat]}, won {won[seat]}: "
                 f"{_signed(log.points[seat])}{extra}"
             )
     out.append("")
@@ -103,8 +105,8 @@ def render_replay(state: GameState, names: Sequence[str], *, show_hands: bool = 
 def render_score_table(state: GameState, names: Sequence[str]) -> str:
     """The score pad: running totals after each round, then the result."""
     names = [printable(n) for n in names]
-    width = max(8, *(len(n) + 1 for n in names))
-    header = "Round ".ljust(8) + "".join(n.rjust(width) for n in names)
+    width = max(8, *(cell_len(n) + 1 for n in names))
+    header = "Round ".ljust(8) + "".join(pad_cells(n, width, right=True) for n in names)
     lines = ["Score table", header]
     for index, log in enumerate(state.rounds):
         if log.points is None or log.totals is None:

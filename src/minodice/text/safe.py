@@ -22,6 +22,8 @@ import re
 import unicodedata
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
+
 from minodice.core.names import joiner
 
 _UNSAFE = ("Cc", "Cf", "Zl", "Zp", "Cs")
@@ -73,3 +75,17 @@ def _escape_char(ch: str) -> str:
         code -= 0x10000
         return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
     return f"\\u{code:04x}"
+
+
+def pad_cells(text: str, width: int, right: bool = False) -> str:
+    """``text`` filled with spaces to ``width`` columns of a terminal, on the right (or on
+    the left with ``right``): a wide character (CJK, most emoji) takes two columns, so
+    ``str.ljust`` left a table with such a name out of line."""
+    room = " " * max(0, width - cell_len(text))
+    return room + text if right else text + room
+
+
+def fit_cells(text: str, width: int) -> str:
+    """``text`` in exactly ``width`` columns: cut (never inside a wide character) or
+    filled with spaces."""
+    return set_cell_size(text, width)
