@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from minodice.bots.loading import make_bot
 from minodice.client import bot_decider
-from minodice.play.table import new_table
+from minodice.play.table import Table, new_table
 from minodice.server.app import create_app
 from minodice.server.botpool import BotPool
 from minodice.server.protocol import (
@@ -209,3 +209,28 @@ def test_the_document_shows_the_schemas_the_server_publishes() -> None:
     assert with_schemas(document) == document, "run: python scripts/protocol_schemas.py"
     for name in SCHEMAS:
         assert f"/api/schema/{name}.json" in document
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('{"type": "act", "turn": "1-bid", "action": "bid 0", "type": "chat", "text": "hi"}',
+     'not JSON: the key "type" twice in one object'),
+    ('{"type": "act", "turn": "1-bid", "action": "bid 0", "n": NaN}',
+     "not JSON: NaN is no JSON number"),
+    ('{"type": "chat", "text": "x", "n": -Infinity}', "not JSON: -Infinity is no JSON number"),
+])
+def test_a_message_read_two_ways_is_refused(text: str, said: str) -> None:
+    """A key twice (Python's reader takes the last, others the first: one text, two
+    messages) and NaN (no JSON) were read as if valid."""
+    with pytest.raises(BadMessageError) as caught:
+        parse_client_message(text)
+    assert caught.value.code == "bad_message"
+    assert str(caught.value) == said
+
+
+@pytest.mark.parametrize("turn", ["01-bid", " 1-bid", "1-bid ", "+1-bid", "١-bid", "1-01-1",
+                                  "0-bid", "1-1-1-1", "1_0-bid", "1--1"])
+def test_a_turn_written_otherwise_than_the_server_writes_it_is_no_turn(turn: str) -> None:
+    """"01-bid" was told it had "not come" (int() reads "01", " 1" and Arabic digits)."""
+    assert Table.turn_order(turn) is None
+    assert Table.turn_order("12-bid") == (12, 0, 0)
+    assert Table.turn_order("3-2-4") == (3, 2, 4)

@@ -679,3 +679,36 @@ def test_http_rate_limit(tmp_path: Path) -> None:
         assert refused.json() == {"error": {"code": "rate_limited",
                                             "message": refused.json()["error"]["message"]}}
         assert client.get("/api/tables").status_code == 200  # reading is not limited
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    (b'{"players": 3, "players": 4}', 'the body is not valid JSON: the key "players" twice '
+                                      "in one object"),
+    (b'{"players": 3, "turn_seconds": NaN}', "the body is not valid JSON: NaN is no JSON "
+                                             "number"),
+    (b"[" * 2000 + b"]" * 2000, "the body is not valid JSON: nested too deeply"),
+])
+def test_a_body_read_two_ways_is_a_bad_request(server: Server, body: bytes,
+                                               said: str) -> None:
+    """A key twice (read as its last) and NaN were taken; a body nested past json's limit
+    was an internal error."""
+    answer = post(server, "/api/tables", body)
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"] == {"code": "bad_request", "message": said}
+
+
+@pytest.mark.parametrize("headers", [{}, {"content-type": "text/plain"},
+                                     {"content-type": "application/x-www-form-urlencoded"}])
+def test_a_json_body_not_said_to_be_json_is_told_the_header(server: Server,
+                                                            headers: dict[str, str]) -> None:
+    """FastAPI reads a body as JSON only under Content-Type: application/json (a
+    cross-site form could post one otherwise): the answer said "Input should be a valid
+    dictionary or object to extract fields from"."""
+    answer = server.client.post("/api/tables", content=b'{"players": 3}', headers=headers)
+    assert answer.status_code == 400
+    assert answer.json()["error"] == {
+        "code": "bad_request",
+        "message": "send the body as JSON, with the header Content-Type: application/json"}
+    json_ld = {"content-type": "application/ld+json; charset=utf-8"}
+    assert server.client.post("/api/tables", content=b'{"players": 3}',
+                              headers=json_ld).status_code == 201

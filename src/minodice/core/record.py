@@ -30,6 +30,7 @@ from typing import Any
 from minodice.core.actions import Bid, Roll
 from minodice.core.dice import BUILTIN_DICE_SETS, Hand, load_dice_set
 from minodice.core.errors import IllegalActionError, InvalidRecordError
+from minodice.core.jsontext import loads_strict
 from minodice.core.roundlog import RoundLog
 from minodice.core.rules import (
     MAX_PLAYERS,
@@ -222,24 +223,6 @@ def _read_int(text: str) -> int:
     return int(text) if not limit or len(text.lstrip("-")) <= limit else LongInt(text)
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is no JSON number")
-
-
-def _one_of_each_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object whose keys are distinct: the same key twice, which readers resolve
-    differently (the first or the last), would let two programs read two games."""
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                shown = json.dumps(key, ensure_ascii=False)
-                raise ValueError(f"the key {shown} twice in one object")
-            seen.add(key)
-    return found
-
-
 def record_json(text: str) -> Any:
     """The JSON of a record's text, not yet checked as a record; a text that is no JSON is
     an :class:`InvalidRecordError` (the same words for every command that reads records)."""
@@ -249,8 +232,7 @@ def record_json(text: str) -> Any:
     if not text.strip():
         raise _type_error("the record is empty")
     try:
-        return json.loads(text, parse_int=_read_int, parse_constant=_refuse_constant,
-                          object_pairs_hook=_one_of_each_key)
+        return loads_strict(text, parse_int=_read_int)
     except RecursionError:  # json's own nesting limit: a record is four levels deep
         raise _type_error("nested too deeply to be a record") from None
     except ValueError as exc:  # JSONDecodeError, NaN, a key twice

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -126,6 +127,10 @@ PRIMARY = (Dealt, BidMade, Rolled)
 #: server's proof, its totals, a simulation's seed): a resumed game's dice to come are
 #: drawn afresh, so they would be false of it.
 _FROM_ITS_DICE = frozenset({"fairness", "totals", "seed"})
+
+
+#: A number in a turn's name (:meth:`Table.turn_order`): ASCII digits, no leading zero.
+_TURN_NUMBER = re.compile(r"[1-9][0-9]{0,3}")
 
 
 class TableError(ValueError):
@@ -357,14 +362,13 @@ class Table:
         """Where a turn name stands in the game, for telling a stale answer; None if it
         is not a turn name at all."""
         parts = turn.split("-")
-        try:
-            if len(parts) == 2 and parts[1] == "bid":
-                return (int(parts[0]), 0, 0)
-            if len(parts) == 3:
-                r, t, q = (int(p) for p in parts)
-                return (r, t, q)
-        except ValueError:
-            return None
+        # numbers as the server writes them: "01", " 1" or "١" (int() reads them all) are
+        # no turn's name, and were told they had "not come"
+        if len(parts) == 2 and parts[1] == "bid" and _TURN_NUMBER.fullmatch(parts[0]):
+            return (int(parts[0]), 0, 0)
+        if len(parts) == 3 and all(_TURN_NUMBER.fullmatch(p) for p in parts):
+            r, t, q = (int(p) for p in parts)
+            return (r, t, q)
         return None
 
     # -- the flow of the game --------------------------------------------------------------

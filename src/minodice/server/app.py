@@ -47,6 +47,7 @@ from minodice import __version__
 from minodice.bots.advisor import AdviceError
 from minodice.bots.odds import OddsError
 from minodice.core.dice import BUILTIN_DICE_SETS, load_dice_set
+from minodice.core.jsontext import loads_strict
 from minodice.core.rules import RuleOptions
 from minodice.i18n import LANGUAGES, translator
 from minodice.i18n.rules import rules_paragraphs
@@ -135,6 +136,14 @@ def _error(status: int, code: str, message: str,
                         headers=headers)
 
 
+def is_json_type(content_type: str) -> bool:
+    """Whether a ``Content-Type`` says JSON, as FastAPI tells it (``application/json``,
+    ``application/…+json``, parameters allowed)."""
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or (kind.startswith("application/")
+                                          and kind.endswith("+json"))
+
+
 class Utf8JsonRequest(Request):
     """A request whose JSON body must be UTF-8 (RFC 8259: JSON between systems is), a
     byte order mark allowed. Starlette's ``json()`` guesses UTF-16 and UTF-32 too and lets
@@ -150,7 +159,16 @@ class Utf8JsonRequest(Request):
             except UnicodeDecodeError as exc:
                 raise HTTPException(400, "the body is not UTF-8 JSON (byte "
                                     f"{exc.start} is not UTF-8)") from None
-            self._json = json.loads(text)  # JSONDecodeError: FastAPI's "json_invalid"
+            # JSONDecodeError: FastAPI's "json_invalid"; NaN or a key twice: a bad request
+            try:
+                self._json = loads_strict(text)
+            except json.JSONDecodeError:
+                raise
+            except ValueError as exc:
+                raise HTTPException(400, f"the body is not valid JSON: {exc}"[:200]) from None
+            except RecursionError:
+                raise HTTPException(400, "the body is not valid JSON: nested too "
+                                    "deeply") from None
         return self._json
 
 
@@ -498,10 +516,16 @@ def create_app(
         return _error(exc.status, exc.code, exc.message, exc.retry_after)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         if first.get("type") == "json_invalid":  # its "loc" is a character offset
             return _error(400, "bad_request", "the body is not valid JSON")
+        if tuple(first.get("loc", ())) == ("body",) and not is_json_type(
+                request.headers.get("content-type", "")):
+            # FastAPI reads a body as JSON only when it is said to be (a cross-site form
+            # could otherwise post one without asking): say so, not "a valid dictionary"
+            return _error(400, "bad_request", "send the body as JSON, with the header "
+                          "Content-Type: application/json")
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
         what = str(first.get("msg", "invalid request"))[:120]
         return _error(400, "bad_request", f"{where}: {what}" if where else what)

@@ -45,7 +45,10 @@ from minodice.text.safe import one_line
 log = logging.getLogger("minodice.server")
 
 FORGET_AFTER = 120.0  # seconds a finished table nobody watches stays in memory
-LOBBY_PAGE, LOBBY_PAGE_MAX = 20, 100  # public tables in one answer: by default, at most
+# Public tables in one answer: by default, at most. The default is the most: a client of
+# PROTOCOL.md's plain "GET /api/tables" (and the lobby page) gets every waiting table up to
+# 100, as many as a page can show; 20 by default hid the 21st table and later from them.
+LOBBY_PAGE, LOBBY_PAGE_MAX = 100, 100
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: readable in a link
 
 

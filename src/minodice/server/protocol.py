@@ -33,6 +33,7 @@ import orjson
 
 from minodice.core.dice import SYMBOL_BASE, DiceSet
 from minodice.core.fair import SCHEME_2, Fairness
+from minodice.core.jsontext import loads_strict
 from minodice.core.rules import MAX_PLAYERS, MIN_PLAYERS, resolve_trick, rounds_for
 from minodice.core.state import Phase
 from minodice.core.view import PublicRoll, SeatView
@@ -390,9 +391,13 @@ def parse_client_message(text: str) -> Act | Chat:
     if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE:
         raise BadMessageError("too_large", f"a message is at most {MAX_MESSAGE} bytes")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = loads_strict(text)
+    except json.JSONDecodeError:
         raise BadMessageError("bad_message", "not JSON") from None
+    except ValueError as exc:  # NaN, a key twice: JSON's text, not JSON's meaning
+        raise BadMessageError("bad_message", f"not JSON: {exc}"[:200]) from None
+    except RecursionError:
+        raise BadMessageError("bad_message", "not JSON: nested too deeply") from None
     try:  # "\ud800" is valid JSON but no text: echoed in a chat, it would break every socket
         json.dumps(data, ensure_ascii=False).encode("utf-8")
     except (ValueError, RecursionError):
