@@ -67,6 +67,14 @@ async def test_the_join_page_shows_the_tables_settings(server: LiveServer,
     for shown in ("Skull King", "Simplified: no minus points", "hard bot", "easy bot",
                   "60 s per decision", "not allowed"):
         assert shown in text
+    # a free seat reads as free: "Seat 1" alone read as someone called "Seat 1"
+    players = text.split("Players", 1)[1].split("\n")[1]
+    assert players.startswith("Seat 1 (free), Seat 2 (free), "), players
+    dutch = await pages.new(viewport=PHONE, locale="nl-NL")
+    await dutch.goto(f"{server.base}/t/{table}")
+    await dutch.locator(".join .table-settings").wait_for()
+    dutch_text = await dutch.locator(".join .table-settings").inner_text()
+    assert "Plek 1 (vrij), Plek 2 (vrij), " in dutch_text
     # each bot by the name the seats show it by, and its level
     for player in server.get(f"/api/tables/{table}")["players"][2:]:
         assert f"{player['name']} ({player['bot']} bot)" in text, (player, text)
@@ -408,3 +416,21 @@ async def test_a_message_of_the_page_left_goes_and_the_seats_read_bid_then_won(
     await expect(nav).to_have_class(re.compile(r"\bopen\b"))
     await page.locator("main").click(position={"x": 5, "y": 5})
     await expect(nav).not_to_have_class(re.compile(r"\bopen\b"))
+
+
+async def test_seats_side_by_side_are_as_tall_and_a_secret_bid_s_padlock_is_whole(
+        server: LiveServer, pages: Pages) -> None:
+    """On a desktop a person's seat (two lines: no bot's level under it) was shorter than
+    the bot's beside it, and the padlock of a secret bid smaller than the figures."""
+    ana, _ben = await ana_and_ben(server, pages)
+    await ana.set_viewport_size({"width": 1280, "height": 800})
+    # the bot has bid (a padlock); Ben, a person, not yet
+    lock = ana.locator(".ring .seat .lock")
+    await lock.first.wait_for()
+    assert await ana.locator(".ring .seat").count() == 2
+    size = await lock.first.evaluate("""(svg) => [svg.getBoundingClientRect().height,
+      parseFloat(getComputedStyle(svg.closest(".won")).fontSize)]""")
+    assert size[0] >= size[1], size
+    heights = await ana.locator(".ring .seat").evaluate_all(
+        "(seats) => seats.map((s) => s.getBoundingClientRect().height)")
+    assert max(heights) - min(heights) < 1, heights

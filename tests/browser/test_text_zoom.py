@@ -4,6 +4,11 @@ table kept to what one screen left it, 64 px, so that a round's summary hid its 
 button and a trick's dice were cut at the bottom; the seats kept one column each, so that
 a name showed three letters ("Ari…"); and the final ranking's headings pushed its Total
 past the card, and off a small phone's screen. Now the page grows and scrolls instead.
+
+Later: a round summary's headings broke inside words ("Pun/kte", "Ap/ost/a"; now each
+player's figures lie under their name, each after its heading); names and dice words ended
+in "…" ("Thes…", "amar…"; now they wrap); the header's menu button and the replay's ▶ went
+onto a row of their own (now they keep their rows).
 """
 
 from __future__ import annotations
@@ -86,6 +91,49 @@ SHORT_NAMES = """() => [...document.querySelectorAll(".players .seat .name")]
     .toFixed(1)} em`)"""
 
 
+#: The words of ``selector``'s shown text (not a box clipped to a pixel, as a heading kept
+#: for screen readers) that are broken over two lines ("Pun" / "kte").
+BROKEN_WORDS = """(selector) => {
+  const out = [];
+  for (const el of document.querySelectorAll(selector)) {
+    const box = el.getBoundingClientRect();
+    if (box.width <= 2 || box.height <= 2 || !el.checkVisibility()) continue;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const found of node.textContent.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, found.index);
+        range.setEnd(node, found.index + found[0].length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+          .map((r) => Math.round(r.top)));
+        if (lines.size > 1) out.push(`${found[0]}: on ${lines.size} lines`);
+      }
+    }
+  }
+  return out;
+}"""
+
+#: The summary's figures that are not on one line each, or do not say what they are
+#: (their column's heading shown neither above them nor before them).
+UNLABELLED_FIGURES = """() => {
+  const head = document.querySelector(".summary thead").getBoundingClientRect();
+  const headShown = head.width > 2 && head.height > 2;
+  return [...document.querySelectorAll(".summary tbody td")].filter((td) => td.textContent)
+    .flatMap((td) => {
+      const line = parseFloat(getComputedStyle(td).lineHeight);
+      const label = getComputedStyle(td, "::before").content;
+      const out = [];
+      if (td.getBoundingClientRect().height > 1.6 * line) {
+        out.push(`${td.textContent}: over two lines`);
+      }
+      if (!headShown && !label.includes(td.dataset.label || "\\u0000")) {
+        out.push(`${td.textContent}: without its heading`);
+      }
+      return out;
+    });
+}"""
+
+
 async def cut(page: Page, selector: str) -> list[str]:
     found: list[str] = await page.evaluate(CUT, selector)
     return found
@@ -126,6 +174,9 @@ async def test_a_rounds_summary_shows_whole_with_its_continue_button(
     assert await page.locator(".summary button.primary").count() == 1
     assert await cut(page, ".summary button.primary") + await cut(page, ".summary td") \
         + await wider_than_the_screen(page) == []
+    # the headings read whole, the names too, and each figure says what it is
+    assert await page.evaluate(BROKEN_WORDS, ".summary th") \
+        + await cut(page, ".summary tbody .name") + await page.evaluate(UNLABELLED_FIGURES) == []
     await page.locator(".summary button.primary").click()
     await page.locator(".summary").wait_for(state="detached")
 
@@ -142,6 +193,95 @@ async def test_a_tricks_dice_and_the_seats_names_show_whole(
       .getAnimations({ subtree: true }).every((a) => a.playState === "finished")""")
     assert await cut(page, ".trick .roll") + await cut(page, ".trick .roll svg") \
         + await page.evaluate(SHORT_NAMES) + await wider_than_the_screen(page) == []
+    # every seat's total alike, your own too: "Totaal 10" beside the others' "10" read as
+    # two kinds of figure
+    shown = await page.locator(".players .seat .total-word").evaluate_all(
+        "(words) => words.map((w) => !w.classList.contains('sr-only'))")
+    assert len(shown) == players, shown
+    assert len(set(shown)) == 1, shown
+
+
+#: What shows a seat's name, its notes ("bot fácil"), a die's word: none may end in "…".
+WORDS = [".players .seat .name", ".players .seat .notes", ".die-button .label",
+         ".trick .roll .who", ".trick .roll .what"]
+
+
+@pytest.mark.parametrize("lang", ["pt", "de"])
+async def test_names_and_dice_words_wrap_rather_than_end_in_an_ellipsis(
+        lang: str, server: LiveServer, pages: Pages) -> None:
+    """Six players with the longest names, in languages with long dice words ("amarelo",
+    "Meerjungfrau"): before, the seats read "Kons…" and the dice "amar…"."""
+    table = server.post("/api/tables", {"players": 6, "bots": [None] + ["easy"] * 5})["table"]
+    page = await pages.new(viewport=PHONE, locale=LOCALES[lang])
+    await page.route_web_socket(re.compile(r"/ws/"), views_renamed(LONG_NAMES))
+    await page.goto(f"{server.base}/t/{table}")
+    await page.evaluate(ZOOM)
+    await page.fill("#join-name", NAME)
+    await page.locator(".join button[type=submit]").click()
+    await page.locator(BID).first.wait_for()
+    await page.locator(".die-button .label").first.wait_for()
+    found: list[str] = []
+    for selector in WORDS[:3]:
+        found += await cut(page, selector)
+    rng = random.Random(7)
+    await play_until_mid_trick(page, rng, 2)
+    await page.wait_for_function("""() => document.querySelector(".trick")
+      .getAnimations({ subtree: true }).every((a) => a.playState === "finished")""")
+    assert await page.locator(".die-button .label").count() >= 1
+    assert await page.locator(".trick .roll .what").count() >= 1
+    for selector in WORDS:
+        found += await cut(page, selector)
+    assert found + await wider_than_the_screen(page) == []
+
+
+async def test_the_header_keeps_its_menu_button_on_its_row(server: LiveServer,
+                                                           pages: Pages) -> None:
+    """At a table the header holds the brand, Leave and the menu button ("Verlassen" in
+    German): the menu button went onto a row of its own."""
+    page = await sit_at_200_percent(pages, server, "de", 4)
+    await page.locator("#leave").wait_for()
+    boxes = await page.evaluate("""() => ["header a.brand", "#leave", "header button.menu"]
+      .map((s) => document.querySelector(s).getBoundingClientRect())
+      .map((r) => [r.top, r.bottom])""")
+    (_, brand_bottom), (leave_top, _), (menu_top, _) = boxes
+    # one row: each begins before the others end
+    assert leave_top < brand_bottom, boxes
+    assert menu_top < brand_bottom, boxes
+    assert abs(leave_top - menu_top) < 2, boxes
+    assert await wider_than_the_screen(page) == []
+
+
+@pytest.mark.parametrize("lang", ["pt", "de"])
+async def test_the_replays_step_buttons_keep_their_row(lang: str, server: LiveServer,
+                                                       pages: Pages) -> None:
+    """◀, the round ("Rodada 1/8") and ▶: ▶ went onto a row of its own."""
+    table = server.finished_bot_game(4)
+    page = await pages.new(viewport=PHONE, locale=LOCALES[lang])
+    await page.goto(f"{server.base}/replay/{table}")
+    await page.locator("#replay-next").wait_for()
+    await page.evaluate(ZOOM)
+    tops = await page.evaluate("""() => ["#replay-prev", "#replay-round", "#replay-next"]
+      .map((s) => document.querySelector(s).getBoundingClientRect())
+      .map((r) => [r.top, r.bottom])""")
+    (_, prev_bottom), (round_top, _), (next_top, _) = tops
+    assert next_top < prev_bottom, tops
+    assert round_top < prev_bottom, tops
+    # the round's words fit its menu (a select cuts them without an ellipsis)
+    fits = await page.locator("#replay-round").evaluate("""(select) => {
+      const style = getComputedStyle(select);
+      const probe = document.createElement("span");
+      probe.style.font = style.font;
+      probe.style.whiteSpace = "pre";
+      probe.textContent = select.selectedOptions[0].textContent;
+      document.body.append(probe);
+      const text = probe.getBoundingClientRect().width;
+      probe.remove();
+      const room = select.clientWidth - parseFloat(style.paddingLeft)
+        - parseFloat(style.paddingRight);
+      return [text, room]; }""")
+    # (a native select keeps some of its room for its arrow: about an em)
+    assert fits[0] + 16 <= fits[1], fits
+    assert await cut(page, ".replay-nav button") + await wider_than_the_screen(page) == []
 
 
 @pytest.mark.parametrize(("lang", "viewport"), [("es", PHONE), ("de", SMALL_PHONE)])

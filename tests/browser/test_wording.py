@@ -69,6 +69,42 @@ async def check_name_field(page: Page, field: Locator) -> None:
     assert await field.input_value() == EMOJI_NAME
 
 
+@pytest.mark.parametrize(("lang", "path", "field"), [("de", "/", "#quick-name"),
+                                                     ("nl", "/t/", "#join-name")])
+async def test_spaces_around_a_name_do_not_count_and_a_cut_name_says_so(
+        lang: str, path: str, field: str, server: LiveServer, pages: Pages) -> None:
+    """The server trims the spaces around a name, but they counted toward its 24
+    characters while typing (three spaces left room for 21 letters); a name pasted too
+    long was cut without a word. Now the spaces do not count, and the field says it cut
+    (in the reader's language), until the name is edited within the limit."""
+    served = translated(server, lang)
+    said = tr(served, "Cut to {n} characters, the most a name may have.").format(n=NAME_MAX)
+    assert said != "Cut to 24 characters, the most a name may have."
+    if path == "/t/":
+        path += server.post("/api/tables", {"players": 3, "bots": [None, "easy", "easy"]})["table"]
+    page = await pages.new(viewport=PHONE)
+    await in_language(page, server, path, lang)
+    name = page.locator(field)
+    note = page.locator(".name-cut")
+    await name.fill("")
+    await name.press_sequentially("   " + "A" * NAME_MAX)
+    assert (await name.input_value()).strip() == "A" * NAME_MAX
+    await expect(note).to_be_hidden()
+    await name.fill("")
+    await name.press_sequentially("Ana Maria ")  # a space typed at the end stays: a
+    assert await name.input_value() == "Ana Maria "  # second name may follow
+    await name.fill("  " + "B" * 30 + " ")  # pasted
+    assert await name.input_value() == "B" * NAME_MAX
+    await expect(note).to_be_visible()
+    await expect(note).to_have_text(said)
+    assert await name.get_attribute("aria-describedby") == await note.get_attribute("id")
+    await name.press("End")
+    await name.press("Backspace")
+    await expect(note).to_be_hidden()
+    assert await name.get_attribute("aria-describedby") is None
+    assert await overflowing(page) == []
+
+
 async def test_the_lobby_asks_for_the_name_once_and_takes_a_whole_name(
         server: LiveServer, pages: Pages) -> None:
     """One name field serves "Play now" and "Create a table"; it stops at 24 characters
@@ -252,12 +288,21 @@ async def test_the_seats_say_total_and_a_secret_bid_in_words(server: LiveServer,
     await expect(page.locator(".players .seat .total").first).not_to_contain_text("Σ")
     for total in await page.locator(".players .seat .total").all():
         assert re.fullmatch(rf"{re.escape(word)} -?\d+", (await total.text_content() or "").strip())
+    # every seat the same: "Summe 10" beside "-10" read as two kinds of figure
+    assert len(await totals_shown(page)) == 1
     assert await overflowing(page) == []
     # the bids shown: bid/won, never the lock
     await page.locator(BID).first.click()
     await expect(page.locator(".players .seat .won .secret")).to_have_count(0)
     await page.locator(f"{DIE}, {FINAL}").first.wait_for()
     assert await overflowing(page) == []
+
+
+async def totals_shown(page: Page) -> set[bool]:
+    """Whether each seat shows the word of its total ("Summe 10") or the number alone."""
+    shown: list[bool] = await page.locator(".players .seat .total-word").evaluate_all(
+        "(words) => words.map((w) => !w.classList.contains('sr-only'))")
+    return set(shown)
 
 
 @pytest.mark.parametrize("lang", ["de", "pt", "en"])

@@ -151,28 +151,52 @@ function graphemes(text) {
 function codePoints(parts) { return parts.reduce((n, part) => n + [...part].length, 0); }
 
 /** Make `input` a name field: it stops at NAME_MAX characters as they are typed or pasted,
- * as a maxlength would, but counting as the server does. Its maxlength (twice NAME_MAX:
- * no legal name is longer in UTF-16) is the browser's own ceiling, never below a legal name. */
+ * as a maxlength would, but counting as the server does: code points, and not the spaces
+ * before and after the name, which the server trims (they counted while typing). When it
+ * cuts, it says so under the field (a pasted name lost its end unseen). Its maxlength
+ * (four times NAME_MAX: no legal name is longer in UTF-16, with room for spaces around it)
+ * is the browser's own ceiling, never below a legal name. */
 export function nameField(input) {
-  input.maxLength = 2 * NAME_MAX;
+  input.maxLength = 4 * NAME_MAX;
+  const note = document.createElement("p");
+  note.className = "hint name-cut";
+  note.setAttribute("role", "status");
+  note.hidden = true;
   const cut = () => {
     const value = input.value;
-    if ([...value].length <= NAME_MAX) return;
-    // what is past the limit goes from just before the caret (what was typed or pasted
-    // last), as a maxlength takes only the start of a paste; a whole character as people
-    // see it at a time (a family emoji cut at 24 code points left "👨‍👩" of it)
-    const at = input.selectionEnd ?? value.length;
-    const after = graphemes(value.slice(at));
-    const before = graphemes(value.slice(0, at));
+    const name = value.trim();
+    if ([...name].length <= NAME_MAX) return false;
+    // the spaces around the name go first; then what is past the limit, from just before
+    // the caret (what was typed or pasted last), as a maxlength takes only the start of a
+    // paste; a whole character as people see it at a time (a family emoji cut at 24 code
+    // points left "👨‍👩" of it)
+    const lead = value.length - value.trimStart().length;
+    const at = Math.min(Math.max((input.selectionEnd ?? value.length) - lead, 0), name.length);
+    const after = graphemes(name.slice(at));
+    const before = graphemes(name.slice(0, at));
     while (before.length && codePoints(before) + codePoints(after) > NAME_MAX) before.pop();
     while (after.length && codePoints(after) > NAME_MAX) after.pop();
     const kept = before.join("");
     input.value = kept + after.join("");
     input.setSelectionRange(kept.length, kept.length);
+    return true;
+  };
+  // said while it cuts (typing on at the limit too), gone once the name is edited within it
+  const check = () => {
+    const shortened = cut();
+    if (shortened && input.parentNode && !note.isConnected) {
+      note.id = `${input.id || "name"}-cut`;
+      input.after(note);
+    }
+    const said = _("Cut to {n} characters, the most a name may have.", { n: NAME_MAX });
+    if (shortened && note.textContent !== said) note.textContent = said;
+    note.hidden = !shortened;
+    if (shortened) input.setAttribute("aria-describedby", note.id);
+    else input.removeAttribute("aria-describedby");
   };
   // (not in the middle of an IME composition: at its end)
-  input.addEventListener("input", (event) => { if (!event.isComposing) cut(); });
-  input.addEventListener("compositionend", cut);
+  input.addEventListener("input", (event) => { if (!event.isComposing) check(); });
+  input.addEventListener("compositionend", check);
   cut();
   return input;
 }

@@ -13,9 +13,10 @@ export function tableSettings(info, botName) {
   const rows = [
     [_("Edition"), edition ? _(edition.title) : info.edition],
     [_("Scoring"), info.variant === "simplified" ? _("Simplified: no minus points, no bonus") : _("Standard scoring")],
-    // a bot by its name, as the seats show it once seated, and its level
+    // a bot by its name, as the seats show it once seated, and its level; a free seat as
+    // free ("Seat 2" alone read as if someone of that name sat there)
     [_("Players"), info.players.map((p, i) => p.bot ? (p.name ? `${p.name} (${botName(p.bot)})` : botName(p.bot))
-      : p.name || _("Seat {n}", { n: i + 1 })).join(", ")],
+      : p.name || _("Seat {n} (free)", { n: i + 1 })).join(", ")],
     [_("Turn clock"), info.turn_seconds ? _("{s} s per decision", { s: info.turn_seconds }) : _("No clock")],
     [_("Bid advisor"), info.advisor === false ? _("not allowed") : _("allowed")],
   ];

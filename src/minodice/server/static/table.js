@@ -381,14 +381,16 @@ class TablePage {
     const play = this.sections.main.querySelector(".play");
     if (!play) return;
     play.style.setProperty("--top", `${Math.round(play.getBoundingClientRect().top + window.scrollY)}px`);
-    // A seat too narrow for "Total 40" (six seats on a phone) shows the number alone; the
-    // word is still read out, and the seat's tooltip says it.
-    for (const stats of play.querySelectorAll(".seat .stats")) {
-      const label = stats.querySelector(".total-word");
-      if (!label) continue;
-      label.classList.remove("sr-only");
-      if (stats.scrollWidth > stats.clientWidth + 1) label.classList.add("sr-only");
-    }
+    // Where a seat is too narrow for "Total 40" (six seats on a phone) every seat shows the
+    // number alone: one seat's "Total 10" beside another's "-10" read as two kinds of
+    // figure. The word is still read out, and the seat's tooltip says it.
+    const labels = [...play.querySelectorAll(".seat .stats .total-word")];
+    for (const label of labels) label.classList.remove("sr-only");
+    const tight = labels.some((label) => {
+      const stats = label.closest(".stats");
+      return stats.scrollWidth > stats.clientWidth + 1;
+    });
+    if (tight) for (const label of labels) label.classList.add("sr-only");
   }
 
   renderJoin() {
@@ -747,15 +749,21 @@ class TablePage {
     };
     const bonus = past.bonus.some((b) => b);  // the column only when someone earned one
     const heads = [_("Player"), _("Bid"), _("Won"), _("Points"), bonus ? _("Bonus") : null, _("Total")].filter(Boolean);
+    // each figure with its heading (data-label): with large text on a phone a player's
+    // figures lie in a row under their name, each after its heading (style.css); the
+    // roles keep the table a table for a screen reader then
+    const cell = (label, text) => h("td", { role: "cell", "data-label": label }, text);
     return h("section", { class: "summary", "aria-label": _("End of round {n}", { n: past.round }) },
       h("div", { class: "summary-head" }, h("h2", {}, _("End of round {n}", { n: past.round })),
         // a spectator closes it too (it goes by itself at the round's first roll)
         v.status === "playing" ? h("button", { class: "primary", "data-key": "continue", onclick: dismiss },
           v.you !== null ? _("Continue") : _("Close")) : null),
-      h("table", {}, h("thead", {}, h("tr", {}, heads.map((t) => h("th", { scope: "col", title: t }, t)))),
-        h("tbody", {}, names.map((n, i) => h("tr", {}, h("th", { scope: "row" }, h("span", { class: "name", dir: "auto", title: n }, n)), h("td", {}, String(past.bids[i])),
-          h("td", {}, String(past.tricks_won[i])), h("td", {}, signed(past.points[i] - past.bonus[i])),
-          bonus ? h("td", {}, past.bonus[i] ? signed(past.bonus[i]) : "") : null, h("td", {}, String(past.totals[i])))))));
+      h("table", { role: "table" }, h("thead", { role: "rowgroup" }, h("tr", { role: "row" }, heads.map((t) => h("th", { scope: "col", role: "columnheader", title: t }, t)))),
+        h("tbody", { role: "rowgroup" }, names.map((n, i) => h("tr", { role: "row" }, h("th", { scope: "row", role: "rowheader" }, h("span", { class: "name", dir: "auto", title: n }, n)),
+          cell(_("Bid"), String(past.bids[i])), cell(_("Won"), String(past.tricks_won[i])),
+          cell(_("Points"), signed(past.points[i] - past.bonus[i])),
+          bonus ? cell(_("Bonus"), past.bonus[i] ? signed(past.bonus[i]) : "") : null,
+          cell(_("Total"), String(past.totals[i])))))));
   }
 
   scorePad() {
