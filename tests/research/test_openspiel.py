@@ -142,6 +142,8 @@ def test_clone_and_serialisation_are_independent_copies() -> None:
 
 
 def test_rewards_are_round_points_and_add_up_to_the_returns() -> None:
+    """Summed at every decision node, whoever's, as OpenSpiel's ``random_sim_test`` (and
+    ``rl_environment``'s time steps) have them."""
     game = load(4)
     state = game.new_initial_state()
     rng = random.Random(9)
@@ -154,6 +156,23 @@ def test_rewards_are_round_points_and_add_up_to_the_returns() -> None:
         state.apply_action(rng.choice(state.legal_actions()))
     got = [a + b for a, b in zip(got, state.rewards(), strict=True)]
     assert got == state.returns() == [float(t) for t in state.engine.totals]
+
+
+def test_a_games_length_counts_its_decisions_not_its_chance_nodes() -> None:
+    """OpenSpiel: "outcomes of chance nodes are not included in this length"; it was
+    twice the decisions."""
+    for players in (3, 4, 5, 6):
+        game = load(players)
+        state = game.new_initial_state()
+        rng = random.Random(players)
+        decisions = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                play_to(state, rng, 0)
+            else:
+                decisions += 1
+                state.apply_action(rng.choice(state.legal_actions()))
+        assert game.max_game_length() == decisions
 
 
 def test_a_player_count_outside_the_rules_is_refused() -> None:

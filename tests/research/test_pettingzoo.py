@@ -10,7 +10,13 @@ pytest.importorskip("pettingzoo", reason="the research extra is not installed "
                     "(pip install -e '.[research]', or make research-test)")
 
 import numpy as np
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
+from pettingzoo.test import (
+    api_test,
+    parallel_api_test,
+    parallel_seed_test,
+    render_test,
+    seed_test,
+)
 from pettingzoo.utils.conversions import aec_to_parallel
 
 from minodice.core.actions import Bid
@@ -187,7 +193,7 @@ def test_render_shows_the_table_without_secrets() -> None:
     text = env.render()
     assert text is not None
     assert "round 1/8, bid" in text
-    assert f"{first}: 1 dice, bid ?" in text
+    assert f"{first}: 1 die, bid ?" in text
 
 
 def test_parallel_env_ending_on_illegal_actions_passes_parallel_seed_test() -> None:
@@ -242,3 +248,43 @@ def test_pettingzoo_s_terminate_illegal_wrapper_ends_the_aec_game() -> None:
     assert all(env.terminations.values())
     assert env.rewards[offender] == -1.0
     assert all(r == 0 for a, r in env.rewards.items() if a != offender)
+
+
+def test_pettingzoo_s_render_test_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    """PettingZoo's ``render_test`` makes a ``"human"`` environment first: it was refused
+    ("render_mode 'human' is not one of: ansi")."""
+    render_test(lambda render_mode=None: MinoDiceEnv(4, render_mode=render_mode))
+    assert "Mino Dice (mino, standard), round 1/8" in capsys.readouterr().out
+
+
+def test_a_seed_repeats_a_random_agents_samples_too() -> None:
+    """``action_space(agent).sample()`` went on from the process's own randomness."""
+    def samples(seed: int) -> list[int]:
+        env = MinoDiceEnv(4)
+        env.reset(seed=seed)
+        par = parallel_env(players=3)
+        par.reset(seed=seed)
+        return ([int(env.action_space(a).sample()) for a in env.possible_agents for _ in "ab"]
+                + [int(par.action_space(a).sample()) for a in par.possible_agents])
+    assert samples(7) == samples(7)
+    assert samples(7) != samples(8)
+
+
+def test_the_parallel_env_takes_the_open_rules_and_gives_each_agent_its_view() -> None:
+    """``parallel_env(rule_options=…)`` was a TypeError, and its infos were empty where the
+    AEC environment gives the agent to act its view."""
+    options = RuleOptions(StartRule.FIXED, SpecialLead.NO_COLOUR)
+    env = parallel_env(players=4, rule_options=options)
+    obs, infos = env.reset(seed=4)
+    assert env._aec.game.config.options == options
+    rng = random.Random(4)
+    while env.agents:
+        for agent in env.agents:
+            seat_view = infos[agent]["view"]
+            assert seat_view.seat == env._aec._seat[agent]
+            assert seat_view == env.view(agent)
+            assert seat_view.hand == env._aec.game.hand(seat_view.seat)
+            assert seat_view.options == options
+        actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"])))
+                   for a in env.agents}
+        obs, _, _, _, infos = env.step(actions)

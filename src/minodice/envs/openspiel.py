@@ -15,8 +15,10 @@ games do). Parameters: ``players`` (3–6, default 4), ``dice_set`` (``mino`` or
 **Type.** Sequential, ``EXPLICIT_STOCHASTIC`` chance, ``IMPERFECT_INFORMATION``,
 general-sum; rewards are points: a round's (R12–R15) at the first decision after the roll
 that ended it (or at the end), so ``returns()`` are the totals so far, the final scores
-once the game is over. The game is the engine's (:mod:`minodice.core.state`), wrapped:
-every rule, draw and roll is the engine's own.
+once the game is over (rewards summed at every decision node, whoever's, as OpenSpiel's
+``random_sim_test`` sums them: see :meth:`MinoDiceState.rewards`). The game is the
+engine's (:mod:`minodice.core.state`), wrapped: every rule, draw and roll is the
+engine's own.
 
 **Chance** has the engine's exact probabilities: drawing one seat's hand is one chance
 node (R4: ``r`` dice from the bag without replacement, multivariate hypergeometric), its
@@ -164,7 +166,9 @@ class MinoDiceGame(pyspiel.Game):
             min_utility=-10.0 * tricks,
             max_utility=20.0 * tricks + 90.0 * rounds,
             utility_sum=None,
-            max_game_length=2 * players * (rounds + tricks),
+            # decisions only (OpenSpiel: "outcomes of chance nodes are not included"):
+            # each round a bid and r rolls a seat
+            max_game_length=players * (rounds + tricks),
         )
         super().__init__(_GAME_TYPE, info, params)
 
@@ -266,9 +270,16 @@ class MinoDiceState(pyspiel.State):
             engine.apply(action_of(engine.dice_set, action), seat=engine.current_player)
 
     def rewards(self) -> list[float]:
-        """The points scored since the last decision: a round's points, at the first
-        decision (or the end) after the roll that ended it; else 0. (OpenSpiel reads
-        rewards at decision nodes, so what chance steps earn is kept until then.)"""
+        """The points scored since the last decision, whoever made it: a round's points,
+        at the first decision (or the end) after the roll that ended it; else 0.
+
+        OpenSpiel says both "rewards obtained since the last time the player acted" (its
+        API reference) and, in the test every game must pass (``random_sim_test``),
+        that the rewards summed over *every* decision node equal the returns at each of
+        them: this follows the test. A learner that reads a seat's reward only at that
+        seat's own steps (OpenSpiel's tabular Q-learner, say) must add up the rewards of
+        the steps between, as ``returns()`` differences do; README's research section
+        says so."""
         return [float(a - b) for a, b in zip(self.engine.totals, self.totals_at_decision,
                                              strict=True)]
 

@@ -41,7 +41,8 @@ The game ends (every agent ``terminated``) after the last round; nothing truncat
 **Seeding**: ``reset(seed=s)`` seeds the environment's generator, which draws the first
 start player and every chance event: the same seed and the same actions give the same
 game. ``reset()`` without a seed plays on with the same generator (a new game); the
-first one, unseeded, takes its seed from the operating system.
+first one, unseeded, takes its seed from the operating system. A seed also seeds each
+agent's ``action_space(agent)``, so that a random agent's ``sample()`` repeats too.
 
 **Parallel API**: PettingZoo's ``aec_to_parallel`` needs agents that act in a fixed
 cycle, each once, in the order of ``agents``. Mino Dice does not: the start player moves
@@ -50,9 +51,11 @@ on each round and the winner of a trick leads the next, so the conversion does n
 refuses it). :func:`parallel_env` is a parallel environment of its own instead, where
 the bids are truly simultaneous (every seat bids in one ``step``) and a die is rolled by
 one seat a step (the others' masks allow only the no-op action, number ``action_size``).
+Its ``infos[agent]["view"]`` is each agent's view at every step, and it takes the same
+``rule_options``.
 
 ``render_mode="ansi"``: :meth:`render` returns the table as a spectator sees it (no hand
-behind a screen, no bid before all are in).
+behind a screen, no bid before all are in); ``"human"`` prints it.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from __future__ import annotations
 import operator
 import random
 import secrets
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from minodice.envs import missing_extra
@@ -110,14 +114,14 @@ class MinoDiceEnv(AECEnv[str, Observation, int]):
     """One game of Mino Dice at a time; see the module's docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"], "name": "minodice_v0", "is_parallelizable": False}
+        "render_modes": ["ansi", "human"], "name": "minodice_v0", "is_parallelizable": False}
 
     def __init__(self, players: int = 4, dice_set: str = "mino", variant: str = "standard",
                  render_mode: str | None = None,
                  rule_options: RuleOptions = DEFAULT_RULE_OPTIONS) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode {render_mode!r} is not one of: ansi")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode {render_mode!r} is not one of: ansi, human")
         self.render_mode = render_mode
         self._dice_set = load_dice_set(dice_set)
         self._variant = Variant(variant)
@@ -157,6 +161,7 @@ class MinoDiceEnv(AECEnv[str, Observation, int]):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._rng = random.Random(seed)
+            _seed_action_spaces(self.action_spaces, seed)
         elif self._rng is None:
             self._rng = random.Random(secrets.randbits(64))
         rng = self._rng
@@ -238,15 +243,28 @@ class MinoDiceEnv(AECEnv[str, Observation, int]):
                 self.rewards[_agent_name(seat)] += float(points)
 
     def render(self) -> str | None:
+        """``"ansi"``: the table as a spectator sees it, as text; ``"human"``: that text
+        printed (PettingZoo's ``render_test`` makes a ``"human"`` environment first)."""
         if self.render_mode is None:
             return None
-        return render_text(view(self.game, None))
+        text = render_text(view(self.game, None))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def state(self) -> npt.NDArray[np.float32]:
         raise NotImplementedError("the whole state holds hidden dice: observe a seat instead")
 
     def close(self) -> None:
         pass
+
+
+def _seed_action_spaces(spaces_by_agent: Mapping[str, spaces.Space[Any]], seed: int) -> None:
+    """``reset(seed)`` seeds each agent's ``action_space(agent).sample()`` too (each its
+    own stream), as Gymnasium's environments do: a seeded random agent repeats itself."""
+    for index, space in enumerate(spaces_by_agent.values()):
+        space.seed(seed + index)
 
 
 def render_text(seat_view: SeatView) -> str:
@@ -258,7 +276,9 @@ def render_text(seat_view: SeatView) -> str:
         shown = "?" if bid is None and seat_view.has_bid[seat] else (
             "-" if bid is None else str(bid))
         mark = "*" if seat == seat_view.current_player else " "
-        lines.append(f"{mark} player_{seat}: {seat_view.hand_sizes[seat]} dice, bid {shown}, "
+        held = seat_view.hand_sizes[seat]
+        lines.append(f"{mark} player_{seat}: {held} {'die' if held == 1 else 'dice'}, "
+                     f"bid {shown}, "
                      f"tricks {seat_view.tricks_won[seat]}, total {seat_view.totals[seat]}")
     if seat_view.trick:
         lines.append("trick: " + ", ".join(f"player_{r.seat} {r}" for r in seat_view.trick))
@@ -289,14 +309,15 @@ class MinoDiceParallelEnv(ParallelEnv[str, Observation, int]):
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"], "name": "minodice_parallel_v0"}
+        "render_modes": ["ansi", "human"], "name": "minodice_parallel_v0"}
 
     def __init__(self, players: int = 4, dice_set: str = "mino", variant: str = "standard",
                  render_mode: str | None = None, on_illegal: str = "raise",
-                 illegal_reward: float = -1.0) -> None:
+                 illegal_reward: float = -1.0,
+                 rule_options: RuleOptions = DEFAULT_RULE_OPTIONS) -> None:
         if on_illegal not in ("raise", "end"):
             raise ValueError(f"on_illegal {on_illegal!r} is not one of: raise, end")
-        self._aec = MinoDiceEnv(players, dice_set, variant, render_mode)
+        self._aec = MinoDiceEnv(players, dice_set, variant, render_mode, rule_options)
         self.on_illegal = on_illegal
         self.illegal_reward = illegal_reward
         self.render_mode = render_mode
@@ -329,13 +350,21 @@ class MinoDiceParallelEnv(ParallelEnv[str, Observation, int]):
             mask[self.noop] = 1
         return {"observation": observation_vector(seat_view), "action_mask": mask}
 
+    def view(self, agent: str) -> SeatView:
+        """What ``agent`` may know now (:meth:`MinoDiceEnv.view`)."""
+        return self._aec.view(agent)
+
     def _all(self) -> tuple[dict[str, Observation], dict[str, dict[str, Any]]]:
+        """Every agent's observation, and its info: its structured view, as the AEC
+        environment gives the agent to act (every agent is in every step here)."""
         obs = {a: self._observe(a) for a in self.agents}
-        return obs, {a: {} for a in self.agents}
+        return obs, {a: {"view": self.view(a)} for a in self.agents}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Observation], dict[str, dict[str, Any]]]:
         self._aec.reset(seed=seed, options=options)
+        if seed is not None:
+            _seed_action_spaces(self.action_spaces, seed)
         self.agents = self.possible_agents[:]
         return self._all()
 
