@@ -222,3 +222,61 @@ def test_actions_that_are_no_whole_numbers_are_refused() -> None:
     with pytest.raises(ValueError, match=r"^game 0: action 0 is a bid, and the games are "
                                          r"choosing dice \(actions 9 and up\)$"):
         games.act(np.zeros(4, dtype=np.int64))
+
+
+@pytest.mark.parametrize(("players", "dice_set", "options"), [
+    (3, "mino", ""), (4, "skull-king", "special-lead=no-colour"), (6, "mino", "start=fixed")])
+def test_a_seats_observation_is_the_encodings_of_its_view_at_every_step(
+        players: int, dice_set: str, options: str) -> None:
+    """``VectorGame.observe`` against ``observation_vector(view(state, seat))`` of the
+    scalar engine, for every seat after every step of the same games: the batch's arrays
+    hold every hidden die and bid, and only this keeps them from an agent."""
+    from minodice.core.view import view
+    from minodice.envs.encoding import observation_vector
+
+    chosen = RuleOptions.parse(options) if options else DEFAULT_RULE_OPTIONS
+    games = [play_scalar(players, dice_set, "standard", seed, chosen) for seed in range(6)]
+    states = [GameState.new(players, dice_set, "standard",
+                            first_starter=g.state.config.first_starter, options=chosen)
+              for g in games]
+    batch = VectorGame(len(games), players, dice_set, "standard",
+                       first_starter=[s.config.first_starter for s in states], options=chosen)
+    ds = states[0].dice_set
+
+    def compare() -> None:
+        for seat in range(players):
+            expected = np.stack([observation_vector(view(s, seat, ())) for s in states])
+            np.testing.assert_array_equal(batch.observe(seat), expected)
+        acting = np.array([max(s.current_player, 0) for s in states])
+        expected = np.stack([observation_vector(view(s, int(a), ()))
+                             for s, a in zip(states, acting, strict=True)])
+        np.testing.assert_array_equal(batch.observe(acting), expected)
+
+    compare()
+    for i in range(len(games[0].steps)):
+        kind = games[0].steps[i][0]
+        values = [g.steps[i][2] for g in games]
+        for state, value in zip(states, values, strict=True):
+            if kind == "draw":
+                state.apply_chance(ds.hand_of_counts(list(value)))  # type: ignore[call-overload]
+            elif kind == "roll":
+                state.apply_chance(ds.face_of_code(int(value)))  # type: ignore[call-overload]
+            elif kind == "bid":
+                state.apply(Bid(int(value)))  # type: ignore[call-overload]
+            else:
+                state.apply(Roll(ds.kinds[int(value)]))  # type: ignore[call-overload]
+        if kind in ("draw", "roll"):
+            batch.apply_chance(np.array(values))
+        else:
+            batch.act(np.array([int(v) if kind == "bid" else 9 + int(v)  # type: ignore[call-overload]
+                                for v in values]))
+        compare()
+    assert batch.over
+
+
+def test_observing_a_seat_that_is_no_seat_is_refused() -> None:
+    batch = VectorGame(2, players=3)
+    with pytest.raises(ValueError, match="a seat is 0 to 2"):
+        batch.observe(3)
+    with pytest.raises(ValueError, match="whole numbers"):
+        batch.observe(np.array([0.5, 1.0]))

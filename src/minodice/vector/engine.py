@@ -13,8 +13,9 @@ The steps, as the scalar engine (:class:`~minodice.core.state.GameState`) takes 
   counts, or :meth:`VectorGame.sample_draw`: dice drawn one by one from the bag, R4);
 - ``BID``: the seat to bid in every game bids (:meth:`VectorGame.bid`); seats bid from the
   round's start player on, and a game's bids are its own arrays, so a player reading
-  :attr:`VectorGame.bids` before all are in sees what the rules hide: keep them from
-  the agents (R6);
+  :attr:`VectorGame.bids` before all are in sees what the rules hide (R6), as
+  :attr:`VectorGame.hands` holds every hidden die: give agents
+  :meth:`VectorGame.observe` instead, a seat's observation from what it may know;
 - ``PLAY``: the seat to roll chooses a die kind (:meth:`VectorGame.choose`, checked
   against :meth:`VectorGame.legal_kinds`: R8 and R9 from the engine's own tables);
 - ``ROLL``: the chosen die shows a face (:meth:`VectorGame.roll` with face codes, or
@@ -135,6 +136,11 @@ class VectorGame:
         for bits in range(1 << k):
             for j, i in enumerate(i for i in range(k) if bits >> i & 1):
                 self._nth[bits * k + j] = i
+        # _shows_void[f + 1, k]: rolling kind k while f's colour is followed shows that the
+        # roller holds none of that colour (R9; tables.shows_void)
+        self._shows_void = np.array([[tables.shows_void(kind, f) for kind in range(k)]
+                                     for f in range(-1, k)], dtype=np.bool_).ravel()
+        self._colour_bits = self._colour.astype(np.int64) @ (1 << np.arange(k, dtype=np.int64))
         self._bit = 1 << np.arange(k, dtype=np.int64)
         self._winning_role = np.array([max(r, 0) for r in WINNING_ROLE], dtype=np.int64)
         self.phase = Phase.DRAW
@@ -159,6 +165,9 @@ class VectorGame:
         self.bids = np.full((n, p), -1, dtype=np.int64)
         self.tricks_won = np.zeros((n, p), dtype=np.int64)
         self._bonus = np.zeros((n, p), dtype=np.int64)
+        # for observe: each seat's colours shown missing this round (R9), as kind bits
+        self._voids = np.zeros((n, p), dtype=np.int64)
+        self._flat_voids = self._voids.reshape(-1)
         self._drawn = 0
         self._bids_in = 0
         self._tricks = 0
@@ -178,6 +187,9 @@ class VectorGame:
         self._best = np.full(n, FLAG, dtype=np.int64)
         self._best_seat = leader.copy()
         self._pending = np.zeros(n, dtype=np.int64)
+        # for observe: each seat's die in this trick (kind -1: none yet) and its face
+        self._trick_kind = np.full((n, self.players), -1, dtype=np.int64)
+        self._trick_face = np.zeros((n, self.players), dtype=np.int64)
         self.phase = Phase.PLAY
 
     @property
@@ -260,6 +272,10 @@ class VectorGame:
         self._flat_hands[at] = left
         held_at = self._rows * self.players + seat
         self._flat_held[held_at] &= ~np.where(left == 0, self._bit[kind], 0)
+        self._flat_voids[held_at] |= np.where(
+            self._shows_void[(self.follow + 1) * k + kind], self._colour_bits[self.follow + 1], 0)
+        self._trick_kind.reshape(-1)[held_at] = kind
+        self._trick_face.reshape(-1)[held_at] = code
         self.follow = (self._follow_after[(self.follow + 1) * k + kind] if self._rolled
                        else self._lead_follow[kind])  # R9
         # R10, incrementally: the symbols seen, the last of each, the best number so far
@@ -357,6 +373,77 @@ class VectorGame:
             self.choose(action - ACTION_BIDS)
         else:
             raise ValueError(f"no decision now: the games are at {self.phase.name.lower()}")
+
+    # -- what a seat sees -------------------------------------------------------------
+
+    def observe(self, seats: int | npt.ArrayLike) -> npt.NDArray[np.float32]:
+        """(n, size): each game's observation of seat ``seats`` (one seat for all games, or
+        one per game, such as :attr:`current`), laid out exactly as
+        :func:`minodice.envs.encoding.observation_vector` lays out the seat's view (a
+        test holds the two equal at every step): from what that seat may know alone,
+        never another seat's dice or a bid before all are in, whatever the arrays hold.
+        """
+        n, p, k = self.n, self.players, self.kinds
+        rows = self._rows
+        me = np.broadcast_to(whole_numbers(seats, "seats"), (n,))
+        if ((me < 0) | (me >= p)).any():
+            raise ValueError(f"a seat is 0 to {p - 1}")
+        phase = self.phase
+        in_round = phase is not Phase.OVER  # a finished game shows no round in play
+        in_trick = phase in (Phase.PLAY, Phase.ROLL)
+        size = 8 + 5 + 2 * k + 9 * p + k + 1 + (k + 6) * p + k * p
+        out = np.zeros((n, size), dtype=np.float32)
+        out[:, self.round_no - 1] = 1.0
+        out[:, 8 + int(phase)] = 1.0
+        at = 13
+        own = self.hands[rows, me]
+        out[:, at:at + k] = own
+        # not seen: the set less its own dice and the dice rolled (drawn, no longer held)
+        rolled = (self._counts - self.bag - self.hands.sum(axis=1)) if in_round else 0
+        out[:, at + k:at + 2 * k] = self._counts - own - rolled
+        at += 2 * k
+        all_in = (self.bids >= 0).all(axis=1)  # the round's bids are all in: all are seen
+        acting = phase in (Phase.BID, Phase.PLAY)
+        for j in range(p):
+            seat = (me + j) % p
+            bid = self.bids[rows, seat]
+            seen = (bid >= 0) & (all_in | (j == 0))
+            block = out[:, at:at + 9]
+            block[:, 0] = self.hands[rows, seat].sum(axis=1)
+            block[:, 1] = bid >= 0
+            block[:, 2] = np.where(seen, bid, 0)
+            block[:, 3] = seen
+            block[:, 4] = self.tricks_won[rows, seat]
+            block[:, 5] = self.totals[rows, seat] / 100
+            block[:, 6] = acting & (self.current == seat)
+            block[:, 7] = in_trick & (self.leader == seat)
+            block[:, 8] = self.starter == seat
+            at += 9
+        follow = self.follow if in_trick else np.full(n, -1, dtype=np.int64)
+        out[rows, at + follow + 1] = 1.0
+        at += k + 1
+        block_size = k + 6
+        if in_trick:
+            for s in range(p):
+                kind, code = self._trick_kind[:, s], self._trick_face[:, s]
+                shown = kind >= 0
+                g = rows[shown]
+                base = at + ((s - me[shown]) % p) * block_size
+                out[g, base] = 1.0
+                out[g, base + 1 + kind[shown]] = 1.0
+                c = code[shown]
+                flag, symbol = c == FLAG, c >= SYMBOL_BASE
+                number = ~flag & ~symbol
+                out[g[flag], base[flag] + 1 + k] = 1.0
+                out[g[number], base[number] + 2 + k] = c[number] / 10
+                out[g[symbol], base[symbol] + 3 + k + c[symbol] - SYMBOL_BASE] = 1.0
+        at += block_size * p
+        if in_round:
+            for s in range(p):
+                base = at + ((s - me) % p) * k
+                columns = base[:, None] + np.arange(k)
+                out[rows[:, None], columns] = (self._voids[:, s, None] & self._bit) > 0
+        return out
 
     # -- random play ----------------------------------------------------------------
 
