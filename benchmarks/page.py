@@ -1,7 +1,7 @@
 """The page's weight and the first view of a table, in a real Chromium on a real server.
 
 Weight: the bytes of every script and style sheet in ``server/static`` (the page loads
-them all on a table): as files, as served (minified; the budget is 150 KB) and as they
+them all on a table): as files, as served (minified; the budget is 160 KB) and as they
 travel (the served bytes gzipped).
 
 First view: a fresh browser context (empty cache and storage: a friend's link opened for
@@ -85,7 +85,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     print(f"scripts and styles: {weight(served=False) / 1000:.1f} KB as files, "
-          f"{weight() / 1000:.1f} KB as served (minified; budget 150 KB), "
+          f"{weight() / 1000:.1f} KB as served (minified; budget 160 KB), "
           f"{weight(compressed=True) / 1000:.1f} KB gzipped on the wire")
     lobby, table = asyncio.run(first_views(args.runs))
     ref = statistics.median(lobby)

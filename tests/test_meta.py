@@ -186,11 +186,14 @@ def test_scripts_and_styles_travel_compressed(client: TestClient) -> None:
     assert "content-encoding" not in api.headers
 
 
-#: The page's budget for all its scripts and styles, as served (before compression).
-PAGE_BUDGET = 150_000
+#: The page's budget for all its scripts and styles, as served (before compression): 150 KB
+#: until 2026-12-05, when the score pad and odds pages came to keep the keyboard's focus and
+#: say each change aloud, and large text its own layouts (152.4 KB served, 54.4 KB gzipped:
+#: benchmarks/page.py).
+PAGE_BUDGET = 160_000
 
 
-def test_all_scripts_and_styles_weigh_at_most_150_kb_as_served(client: TestClient) -> None:
+def test_all_scripts_and_styles_weigh_at_most_160_kb_as_served(client: TestClient) -> None:
     """Every script and style sheet the site serves (``static/``, ``/meta.js``), as a
     browser gets it (asking for gzip, as browsers do) once unpacked: within the budget,
     and smaller than the files (they are minified; the service worker at the root too)."""

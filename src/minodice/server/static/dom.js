@@ -51,3 +51,30 @@ export function nameList(names) {
 export function isolated(name) {
   return `\u2068${name}\u2069`;
 }
+
+/** Draws a page again (``draw``) without losing the keyboard: the control that had the
+ * focus (known by its ``data-key``, else its id) has it again in the page drawn anew, so
+ * that a second press of "+" or of Space works as the first did. When that control is gone
+ * (a step done), ``fallback`` (a selector, in ``root``) gets the focus, if given. */
+export function keepFocus(root, draw, fallback = null) {
+  const active = document.activeElement;
+  const key = active && active !== root && root.contains(active) ? active.dataset.key || active.id : "";
+  draw();
+  if (!key || root.contains(document.activeElement) && document.activeElement !== root) return;
+  const again = root.querySelector(`[data-key="${CSS.escape(key)}"]`) || root.querySelector(`#${CSS.escape(key)}`)
+    || (fallback && root.querySelector(fallback));
+  again?.focus({ preventScroll: true });
+}
+
+/** Says ``text`` to a screen reader (a polite live region of the page's own, which stays
+ * when the page is drawn anew: a region drawn anew with it is not read out). */
+export function say(text) {
+  let region = document.getElementById("say");
+  if (!region) {
+    region = h("div", { id: "say", class: "sr-only", "aria-live": "polite", "aria-atomic": "true" });
+    document.body.appendChild(region);
+  }
+  // the same words again are read again (a second "+": "Bid of Ana: 2" after "… 1")
+  region.textContent = "";
+  setTimeout(() => { region.textContent = text; }, 30);
+}

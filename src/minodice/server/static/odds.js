@@ -1,11 +1,11 @@
 // Odds for the dice behind your screen (/odds), for the physical game: before bidding, each
 // bid's chance and expected score (the server's bid advisor, the `hard` bot's model); during
 // a trick, each of your dice's chance to take it. The model is stated under every answer.
-import { api, diceSet, store } from "./api.js";
+import { api, diceSet, errorText, store } from "./api.js";
 import { die } from "./dice.js";
-import { h, replace } from "./dom.js";
+import { h, keepFocus, replace, say } from "./dom.js";
 import { chanceWithMargin, marginNote, specialLeadText } from "./extras.js";
-import { _, decimal, word } from "./i18n.js";
+import { _, decimal, lang, word } from "./i18n.js";
 import { EDITIONS, ROUNDS } from "/meta.js";
 
 // The dice a person chose, as kept (``saved``, from this device's storage, so checked): only
@@ -62,6 +62,31 @@ export async function showOdds(root, ui) {
     position: state.position, variant: state.variant, specialLead: state.specialLead,
     hand: state.hand, rolled: state.rolled, announced: state.announced });
   const size = () => Object.values(state.hand).reduce((a, b) => a + b, 0);
+  // During a trick the dice rolled are in sight too: a kind's dice held and rolled are at
+  // most the set's (one minotaur: held, it cannot be rolled as well)
+  const rolledOf = (name) => (state.mode === "trick" ? state.rolled.filter((r) => r.die === name).length : 0);
+  const left = (k) => k.count - (state.hand[k.name] || 0) - rolledOf(k.name);
+  const noMore = (k) => (k.count === 1 ? _("The set has only one {kind} die.", { kind: word(k.name) })
+    : _("The set has only {n} {kind} dice.", { n: k.count, kind: word(k.name) }));
+  // A limit reached: the button stays in the keyboard's way (a disabled one drops the
+  // focus) but says it can do nothing now, and why.
+  const limit = (why) => (why ? { "aria-disabled": "true", title: why } : {});
+  let kindChosen = null;  // the kind of die last chosen to add to the trick
+
+  // The server's reason for a refusal is English: the known ones in the reader's words.
+  function refusal(err) {
+    const reason = String(err.detail || "");
+    let m = /^the \S+ set has only (\d+) (\S+) di(?:e|ce)$/.exec(reason);
+    if (m) {
+      const k = dice.kinds.find((x) => x.name === m[2]);
+      return k ? noMore(k) : errorText(err.code);
+    }
+    m = /^(\d+) dice rolled already: a trick of (\d+) players is over$/.exec(reason);
+    if (m) return _("A trick of {p} players has {n} dice rolled before yours at most.", { p: Number(m[2]), n: Number(m[2]) - 1 });
+    if (/^not enough dice left in the bag/.test(reason)) return _("Not enough dice are left in the bag for the other players' hands: fewer dice, or fewer players.");
+    // another reason: said in English only on an English page
+    return err.code === "bad_request" && reason && lang === "en" ? `${err.message} ${reason}` : err.message;
+  }
 
   async function ask() {
     const hand = dice.kinds.flatMap((k) => Array(state.hand[k.name] || 0).fill(k.name));
@@ -80,8 +105,9 @@ export async function showOdds(root, ui) {
       }
     } catch (err) {
       state.answer = null;
-      // a refusal's reason is the server's (in English): "the mino set has only 1 minotaur die"
-      ui.toast(err.code === "bad_request" && err.detail ? `${err.message} ${err.detail}` : err.message);
+      // a refusal's reason is the server's (in English: "the mino set has only 1 minotaur
+      // die"): said in the reader's words
+      ui.toast(refusal(err));
     }
     state.busy = false;
     draw();
@@ -90,39 +116,47 @@ export async function showOdds(root, ui) {
     if (shown) {
       shown.scrollIntoView({ block: "nearest" });
       shown.querySelector("h2")?.focus({ preventScroll: true });
+    } else if (document.activeElement === document.body) {
+      root.querySelector("#odds-go")?.focus({ preventScroll: true });  // (refused: ask again)
     }
   }
 
   function picker() {
     return h("ul", { class: "odds-dice" }, dice.kinds.map((k) => {
       const count = state.hand[k.name] || 0;
+      const full = size() >= 8 ? _("At most 8 dice behind your screen.") : left(k) <= 0 ? noMore(k) : null;
       const change = (d) => {
+        if (d > 0 && full) return;
         const next = Math.max(0, Math.min(k.count, count + d));
-        if (d > 0 && size() >= 8) return;
+        if (next === count) return;
         state.hand[k.name] = next;
         state.answer = null;
         // a bid announced is at most the round's (as many as your dice): the menu offers no more
         for (const [p, bid] of Object.entries(state.announced)) if (bid > Math.max(size(), 1)) delete state.announced[p];
         remember();
         draw();
+        say(`${word(k.name)}: ${next}`);
       };
       return h("li", {}, die(dice, k, null, { size: 40 }),
         h("span", { class: "label" }, word(k.name)),
         h("div", { class: "stepper" },
-          h("button", { type: "button", "aria-label": _("{what}: one less", { what: word(k.name) }), onclick: () => change(-1) }, "−"),
+          h("button", { type: "button", "data-key": `less-${k.name}`, "aria-label": _("{what}: one less", { what: word(k.name) }), onclick: () => change(-1) }, "−"),
           h("output", { "aria-label": word(k.name) }, String(count)),
-          h("button", { type: "button", "aria-label": _("{what}: one more", { what: word(k.name) }), onclick: () => change(1) }, "+")));
+          h("button", { type: "button", "data-key": `more-${k.name}`, "aria-label": _("{what}: one more", { what: word(k.name) }),
+            ...limit(full), onclick: () => change(1) }, "+")));
     }));
   }
 
   function bidInputs() {
     const r = size();
-    const positions = h("select", { id: "odds-position", onchange: (e) => {
-      state.position = Number(e.target.value);
-      delete state.announced[state.position];  // your own bid is not announced to you
-      state.answer = null; remember(); draw();
-    } },
-      Array.from({ length: state.players }, (_x, p) => h("option", { value: p, selected: p === state.position },
+    // choices whose words wrap, not a menu (it cut "Du beginnst die R…" at large text)
+    const positions = h("fieldset", { class: "odds-seats", id: "odds-position" }, h("legend", {}, _("Your seat")),
+      Array.from({ length: state.players }, (_x, p) => h("label", {},
+        h("input", { type: "radio", name: "odds-seat", id: `odds-seat-${p}`, value: p, checked: p === state.position, onchange: () => {
+          state.position = p;
+          delete state.announced[state.position];  // your own bid is not announced to you
+          state.answer = null; remember(); draw();
+        } }),
         p === 0 ? _("You start the round") : _("{n} after the start player", { n: p }))));
     const announced = Array.from({ length: state.players }, (_x, p) => p).filter((p) => p !== state.position).map((p) =>
       h("li", {}, h("label", { for: `odds-bid-${p}` }, p === 0 ? _("The start player") : _("{n} after the start player", { n: p })),
@@ -140,21 +174,28 @@ export async function showOdds(root, ui) {
       h("option", { value: "simplified", selected: state.variant === "simplified" }, _("Simplified: no minus points, no bonus")));
     return [
       h("div", { class: "field" }, h("label", { for: "odds-variant" }, _("Scoring")), variant),
-      h("div", { class: "field" }, h("label", { for: "odds-position" }, _("Your seat")), positions),
+      positions,
       h("p", { class: "hint" }, r ? _("Round {n}: {n} dice behind your screen.", { n: r }) : _("Round: as many as your dice.")),
       h("details", { open: Object.keys(state.announced).length > 0 }, h("summary", {}, _("Bids already announced (optional)")), h("ul", { class: "announced" }, announced)),
     ];
   }
 
   function trickInputs() {
-    const kind = h("select", { id: "odds-rolled-kind", "aria-label": _("Die rolled") }, dice.kinds.map((k) => h("option", { value: k.name }, word(k.name))));
+    // only dice that may still be rolled: none of a kind all in sight (held or rolled)
+    const open = dice.kinds.filter((k) => left(k) > 0);
+    const chosen = open.find((k) => k.name === kindChosen) || open[0];
+    const kind = h("select", { id: "odds-rolled-kind", "aria-label": _("Die rolled") }, dice.kinds.map((k) =>
+      h("option", { value: k.name, disabled: left(k) <= 0, selected: k === chosen }, word(k.name))));
     const face = h("select", { id: "odds-rolled-face", "aria-label": _("Face shown") });
     const faces = () => {
       const k = dice.kinds.find((x) => x.name === kind.value);
       replace(face, [...new Set(k.faces.map(String))].map((f) => h("option", { value: f }, word(f))));
     };
-    kind.addEventListener("change", faces);
-    faces();
+    kind.addEventListener("change", () => { kindChosen = kind.value; faces(); });
+    if (chosen) faces();
+    const trickFull = state.rolled.length >= state.players - 1
+      ? _("A trick of {p} players has {n} dice rolled before yours at most.", { p: state.players, n: state.players - 1 })
+      : !chosen ? _("Every die of the set is in sight.") : null;
     // R9: the first number die rolled sets the colour; under the house rule "no colour", a
     // trick a special die leads has none
     const kinds = state.rolled.map((r) => dice.kinds.find((k) => k.name === r.die));
@@ -164,13 +205,20 @@ export async function showOdds(root, ui) {
       h("h3", {}, _("Rolled in this trick so far")),
       state.rolled.length ? h("ol", { class: "rolls" }, state.rolled.map((r, i) => h("li", { class: "roll" },
         die(dice, dice.kinds.find((k) => k.name === r.die), r.face, { size: 40 }),
-        h("button", { class: "small", "aria-label": _("Remove"), onclick: () => { state.rolled.splice(i, 1); state.answer = null; remember(); draw(); } }, "×"))))
+        h("button", { class: "small", "data-key": `remove-${i}`, "aria-label": _("Remove"), onclick: () => {
+          state.rolled.splice(i, 1); state.answer = null; remember(); draw();
+          // (the last one removed: the keyboard goes on at Add)
+          if (document.activeElement === document.body) root.querySelector("#odds-add")?.focus();
+        } }, "×"))))
         : h("p", { class: "hint" }, _("Nothing yet: you lead.")),
       h("p", {}, follow ? _("Follow: {colour}", { colour: word(follow.colour) }) : noColour ? _("No colour") : _("No colour yet")),
-      h("div", { class: "row" }, kind, face, h("button", { type: "button", onclick: () => {
-        if (state.rolled.length >= state.players - 1) return;
+      h("div", { class: "row" }, kind, face, h("button", { type: "button", id: "odds-add", ...limit(trickFull), onclick: () => {
+        if (trickFull) return;
+        const k = dice.kinds.find((x) => x.name === kind.value);
+        if (!k || left(k) <= 0) return;
         const f = /^\d+$/.test(face.value) ? Number(face.value) : face.value;
         state.rolled.push({ die: kind.value, face: f });
+        say(_("Rolled in this trick so far") + ": " + state.rolled.length);
         state.answer = null;
         remember();
         draw();
@@ -201,10 +249,15 @@ export async function showOdds(root, ui) {
         // a die that may not be rolled now gets no chance: it is not a choice
         h("th", { scope: "row" }, word(x.die)), h("td", {}, x.legal ? chanceWithMargin(x.chance, d.samples) : "—"),
         h("td", {}, x.legal ? "" : _("✗ follow {colour}", { colour: word(dice.kinds.find((k) => k.name === d.follow).colour) })))))),
-      h("p", { class: "hint model" }, _("Model: the {n} players still to roll hold as many dice as you, dealt at random from the dice not in sight, and each rolls a die they may roll at random; {samples} simulated tricks.", { n: d.later, samples: d.samples }) + " " + marginNote()));
+      h("p", { class: "hint model" }, (d.later > 0
+        ? _("Model: the {n} players still to roll hold as many dice as you, dealt at random from the dice not in sight, and each rolls a die they may roll at random; {samples} simulated tricks.", { n: d.later, samples: d.samples })
+        : _("Model: you roll last, so only the face your die shows is left to chance; {samples} simulated tricks.", { samples: d.samples })) + " " + marginNote()));
   }
 
-  function draw() {
+  // Drawn again, the keyboard stays on the control just used (a die's "+", a menu).
+  function draw() { keepFocus(root, drawPage); }
+
+  function drawPage() {
     const edition = h("select", { id: "odds-edition", onchange: async (e) => {
       try { dice = await diceSet(e.target.value); } catch (err) { ui.toast(err.message); draw(); return; }
       state.edition = e.target.value; state.hand = {}; state.rolled = []; state.answer = null;
@@ -219,7 +272,7 @@ export async function showOdds(root, ui) {
     const specialLead = h("select", { id: "odds-special-lead", onchange: (e) => {
       state.specialLead = e.target.value; state.answer = null; remember(); draw();
     } }, ["first-number", "no-colour"].map((v) => h("option", { value: v, selected: state.specialLead === v }, specialLeadText(v))));
-    const tab = (mode, label) => h("button", { role: "tab", "aria-selected": String(state.mode === mode), class: state.mode === mode ? "primary" : "",
+    const tab = (mode, label) => h("button", { role: "tab", id: `odds-tab-${mode}`, "aria-selected": String(state.mode === mode), class: state.mode === mode ? "primary" : "",
       onclick: () => { state.mode = mode; state.answer = null; remember(); draw(); } }, label);
     const r = size();
     const tooMany = state.mode === "bid" && r > ROUNDS[state.players];

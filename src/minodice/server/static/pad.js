@@ -3,13 +3,29 @@
 // rounds can be corrected. Games stay on this device (local storage) and the page works
 // offline. Export/import format: docs/PAD.md.
 import { store } from "./api.js";
-import { h, nameList, replace } from "./dom.js";
+import { h, isolated, keepFocus, replace, say } from "./dom.js";
 import { _, capital, lang, word } from "./i18n.js";
 import { EDITIONS, MAX_PLAYERS, MIN_PLAYERS } from "/meta.js";
 import { ROUNDS, bonusValue, checkRound, maxGriffins, ranking, scoreGame } from "./pad-score.js";
 
 // The editions by name: title and symbols (by role), from the server (/meta.js).
 const EDITION = Object.fromEntries(EDITIONS.map((e) => [e.name, e]));
+
+// The page's language as this browser writes it (en-GB, not the American en, for a
+// British reader's dates), for dates and lists.
+function locale() {
+  return (navigator.languages || [navigator.language || lang]).find((l) => String(l).slice(0, 2).toLowerCase() === lang) || lang;
+}
+// "Ana and Ben", "Ana, Ben und Cleo": each name isolated (see dom.js's nameList).
+function andList(names) {
+  const isolatedNames = names.map(isolated);
+  try { return new Intl.ListFormat(locale(), { style: "long", type: "conjunction" }).format(isolatedNames); }
+  catch (err) { return isolatedNames.join(", "); }
+}
+function dateText(time) {
+  try { return new Date(time).toLocaleDateString(locale(), { dateStyle: "medium" }); }
+  catch (err) { return new Date(time).toLocaleDateString(lang); }
+}
 
 function games() { return store.get("pad.games", {}); }
 function storedGame(id) { const all = games(); return Object.hasOwn(all, id) ? all[id] : null; }
@@ -212,8 +228,8 @@ function showPadHome(root, ui) {
     h("section", { class: "card" }, h("h2", {}, _("Games on this device")),
       list.length ? h("ul", { class: "pad-list" }, list.map((g) => h("li", {},
         h("a", { href: `/pad?game=${g.id}`, onclick: (e) => { e.preventDefault(); ui.go(`/pad?game=${g.id}`); } },
-          g.players.join(", ")), " ", h("small", {}, new Date(g.created).toLocaleDateString(lang)),
-        " ", h("button", { class: "small", onclick: () => {
+          g.players.join(", ")), " ", h("small", {}, dateText(g.created)),
+        " ", h("button", { class: "small", "aria-label": _("Delete the game of {names}, {date}", { names: g.players.join(", "), date: dateText(g.created) }), onclick: () => {
           if (!confirm(_("Delete this game from this device?"))) return;
           const all = games(); delete all[g.id]; store.set("pad.games", all); showPadHome(root, ui);
         } }, _("Delete"))))) : h("p", { class: "hint" }, _("None yet.")),
@@ -295,6 +311,12 @@ class PadGame {
     if (this.draft || this.save()) this.render();
   }
 
+  // Drawn again, the keyboard stays on the control just used (a stepper's "+", a bonus's
+  // menu); a step done, it goes to the round's heading.
+  render() {
+    keepFocus(this.root, () => this.draw(), ".pad-editor h2, .final h2");
+  }
+
   /** A correction open that differs from the round as scored. */
   changedCorrection() {
     const scored = this.game.rounds[this.editing];
@@ -305,7 +327,7 @@ class PadGame {
   get n() { return this.game.players.length; }
   get total() { return ROUNDS[this.n]; }
 
-  render() {
+  draw() {
     const g = this.game;
     shownGame = { id: g.id, rev: g.rev || 0, editing: this.editing, stage: this.stage, draft: this.draft };
     const scored = scoreGame(g);
@@ -324,10 +346,15 @@ class PadGame {
     const r = this.editing + 1;
     const entry = this.draft || g.rounds[this.editing];
     const [minotaur, griffin, mermaid] = EDITION[g.edition].symbols.map((s) => word(s));
-    const stepper = (id, label, value, max, set) => h("div", { class: "stepper" },
-      h("button", { type: "button", "aria-label": _("{what}: one less", { what: label }), onclick: () => { set(Math.max(0, value - 1)); this.entered(); } }, "−"),
-      h("output", { id, "aria-live": "polite", "aria-label": label }, String(value)),
-      h("button", { type: "button", "aria-label": _("{what}: one more", { what: label }), onclick: () => { set(Math.min(max, value + 1)); this.entered(); } }, "+"));
+    // a press keeps the focus on its button and says the new value (the output, drawn anew
+    // with the page, would not be read out)
+    const stepper = (id, label, value, max, set) => {
+      const step = (next) => { set(next); this.entered(); say(`${label}: ${next}`); };
+      return h("div", { class: "stepper" },
+        h("button", { type: "button", "data-key": `${id}-less`, "aria-label": _("{what}: one less", { what: label }), onclick: () => step(Math.max(0, value - 1)) }, "−"),
+        h("output", { id, "aria-label": label }, String(value)),
+        h("button", { type: "button", "data-key": `${id}-more`, "aria-label": _("{what}: one more", { what: label }), onclick: () => step(Math.min(max, value + 1)) }, "+"));
+    };
     const rows = g.players.map((name, p) => {
       const parts = [h("h3", {}, name),
         h("div", { class: "pad-field" }, h("span", {}, _("Bid")),
@@ -336,15 +363,18 @@ class PadGame {
         parts.push(h("div", { class: "pad-field" }, h("span", {}, _("Won")),
           stepper(`won-${p}`, _("Tricks won by {name}", { name }), entry.won[p], r, (v) => { entry.won[p] = v; })));
         if (g.variant === "standard") {
+          // whose it is, for a screen reader going from control to control ("…, Ana")
+          const griffinsText = capital(_("{griffin}s taken by the {minotaur}", { griffin, minotaur }));
+          const mermaidText = capital(_("{minotaur} taken by a {mermaid}", { minotaur, mermaid }));
           parts.push(h("div", { class: "pad-field" },
-            h("label", { for: `griffins-${p}` }, capital(_("{griffin}s taken by the {minotaur}", { griffin, minotaur }))),
-            h("select", { id: `griffins-${p}`, onchange: (e) => { entry.griffins[p] = Number(e.target.value); this.entered(); } },
+            h("label", { for: `griffins-${p}` }, griffinsText),
+            h("select", { id: `griffins-${p}`, "aria-label": `${griffinsText}, ${name}`, onchange: (e) => { entry.griffins[p] = Number(e.target.value); this.entered(); } },
               // at most the other players' dice of one trick, and the set's three griffins (R14)
               Array.from({ length: maxGriffins(this.n) + 1 }, (_x, k) => h("option", { value: k, selected: entry.griffins[p] === k }, String(k))))));
           parts.push(h("div", { class: "pad-field check" },
-            h("input", { type: "checkbox", id: `mermaid-${p}`, checked: entry.mermaid[p],
+            h("input", { type: "checkbox", id: `mermaid-${p}`, checked: entry.mermaid[p], "aria-label": `${mermaidText}, ${name}`,
               onchange: (e) => { entry.mermaid[p] = e.target.checked; this.entered(); } }),
-            h("label", { for: `mermaid-${p}` }, capital(_("{minotaur} taken by a {mermaid}", { minotaur, mermaid })))));
+            h("label", { for: `mermaid-${p}` }, mermaidText)));
         }
       }
       return h("li", { class: "pad-player" }, parts);
@@ -416,14 +446,14 @@ class PadGame {
     return h("section", { class: "card pad-grid", "aria-label": _("Score sheet") },
       h("h2", {}, _("Score sheet")),
       h("div", { class: "scroll" }, h("table", {},
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Round")), g.players.map((p) => h("th", { scope: "col" }, p)), h("th", { scope: "col", class: "no-print" }, ""))),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, _("Round")), g.players.map((p) => h("th", { scope: "col" }, h("span", { class: "who" }, p))), h("th", { scope: "col", class: "no-print" }, h("span", { class: "sr-only" }, _("Correct"))))),
         h("tbody", {}, scored.map((s, i) => h("tr", {},
           h("th", { scope: "row" }, String(s.round)),
           g.players.map((_p, j) => h("td", {},
             h("span", { class: "bw" }, `${g.rounds[i].bids[j]}/${g.rounds[i].won[j]}`),
             h("span", { class: "pts" }, (s.points[j] > 0 ? "+" : "") + s.points[j] + (s.bonus[j] ? " (" + _("Bonus") + " " + s.bonus[j] + ")" : "")),
             h("strong", { class: "tot" }, String(s.totals[j])))),
-          h("td", { class: "no-print" }, h("button", { class: "small", id: `edit-${s.round}`, onclick: () => {
+          h("td", { class: "no-print" }, h("button", { class: "small", id: `edit-${s.round}`, "aria-label": _("Correct round {n}", { n: s.round }), onclick: () => {
             this.editing = i; this.draft = structuredClone(g.rounds[i]); this.stage = "tricks"; this.problems = []; this.render();
             // the round reopened is above the sheet: brought into sight, its heading read out
             const heading = this.root.querySelector(".pad-editor h2");
@@ -437,11 +467,11 @@ class PadGame {
     const totals = scored[scored.length - 1].totals;
     const order = ranking(totals);
     const winners = order.filter((o) => o.winner).map((o) => this.game.players[o.player]);
-    return h("section", { class: "card final", "aria-label": _("Final ranking") },
-      h("h2", {}, _("Final ranking")),
+    return h("section", { class: "card final pad-final", "aria-label": _("Final ranking") },
+      h("h2", { tabindex: "-1" }, _("Final ranking")),
       h("p", { class: "verdict" }, winners.length === 1
         ? _("{name} wins with {total} points!", { name: winners[0], total: order[0].total })
-        : _("Shared victory: {names} with {total} points!", { names: nameList(winners), total: order[0].total })),
+        : _("Shared victory: {names} with {total} points!", { names: andList(winners), total: order[0].total })),
       h("table", {}, h("tbody", {}, order.map((o) => h("tr", {}, h("td", {}, String(o.place)),
         h("th", { scope: "row" }, this.game.players[o.player]), h("td", {}, String(o.total)))))));
   }
