@@ -165,6 +165,23 @@ class Frames:
 
 #: Every text a person can see or hear on the page: visible text nodes, the labels and
 #: tooltips (aria-label, title, placeholder, alt), the options of the selects, the title.
+#: A select's chosen words and its room, in px: ``[text, room]`` (a select cuts its words
+#: without an ellipsis, so a test compares the two; a native select keeps about an em of
+#: its room for its arrow).
+SELECTED_TEXT_AND_ROOM = """(select) => {
+  const style = getComputedStyle(select);
+  const probe = document.createElement("span");
+  probe.style.font = style.font;
+  probe.style.whiteSpace = "pre";
+  probe.textContent = select.selectedOptions[0].textContent;
+  document.body.append(probe);
+  const text = probe.getBoundingClientRect().width;
+  probe.remove();
+  return [text, select.clientWidth - parseFloat(style.paddingLeft)
+    - parseFloat(style.paddingRight)];
+}"""
+
+
 VISIBLE_TEXT = """() => {
   const shown = (el) => el.checkVisibility({ visibilityProperty: true });
   const chunks = [document.title];

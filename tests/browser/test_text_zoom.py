@@ -25,6 +25,7 @@ from .conftest import Pages
 from .pages import (
     BID,
     FINAL,
+    SELECTED_TEXT_AND_ROOM,
     decide,
     overflowing,
     play_until_mid_trick,
@@ -267,18 +268,7 @@ async def test_the_replays_step_buttons_keep_their_row(lang: str, server: LiveSe
     assert next_top < prev_bottom, tops
     assert round_top < prev_bottom, tops
     # the round's words fit its menu (a select cuts them without an ellipsis)
-    fits = await page.locator("#replay-round").evaluate("""(select) => {
-      const style = getComputedStyle(select);
-      const probe = document.createElement("span");
-      probe.style.font = style.font;
-      probe.style.whiteSpace = "pre";
-      probe.textContent = select.selectedOptions[0].textContent;
-      document.body.append(probe);
-      const text = probe.getBoundingClientRect().width;
-      probe.remove();
-      const room = select.clientWidth - parseFloat(style.paddingLeft)
-        - parseFloat(style.paddingRight);
-      return [text, room]; }""")
+    fits = await page.locator("#replay-round").evaluate(SELECTED_TEXT_AND_ROOM)
     # (a native select keeps some of its room for its arrow: about an em)
     assert fits[0] + 16 <= fits[1], fits
     assert await cut(page, ".replay-nav button") + await wider_than_the_screen(page) == []
