@@ -233,7 +233,7 @@ def record_json(text: str) -> Any:
         raise _type_error("the record is empty")
     try:
         return loads_strict(text, parse_int=_read_int)
-    except RecursionError:  # json's own nesting limit: a record is four levels deep
+    except RecursionError:  # json's own nesting limit: a record is six levels deep
         raise _type_error("nested too deeply to be a record") from None
     except ValueError as exc:  # JSONDecodeError, NaN, a key twice
         raise _type_error(f"not JSON: {exc}") from None
