@@ -55,12 +55,19 @@ from minodice.core.rules import (
 )
 from minodice.core.state import GameConfig, GameState, Phase
 from minodice.core.tables import tables_for
+from minodice.envs.encoding import (
+    ACTION_BIDS,
+    MAX_ROUNDS,
+    PHASES,
+    ROLL_FEATURES,
+    SEAT_FEATURES,
+    vector_size,
+)
 
 __all__ = ["VectorGame"]
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
-ACTION_BIDS = 9  # as minodice.envs.encoding numbers actions (not imported: no gymnasium)
 
 
 def whole_numbers(values: npt.ArrayLike, what: str) -> IntArray:
@@ -190,6 +197,8 @@ class VectorGame:
         # for observe: each seat's die in this trick (kind -1: none yet) and its face
         self._trick_kind = np.full((n, self.players), -1, dtype=np.int64)
         self._trick_face = np.zeros((n, self.players), dtype=np.int64)
+        self._flat_trick_kind = self._trick_kind.reshape(-1)
+        self._flat_trick_face = self._trick_face.reshape(-1)
         self.phase = Phase.PLAY
 
     @property
@@ -274,8 +283,8 @@ class VectorGame:
         self._flat_held[held_at] &= ~np.where(left == 0, self._bit[kind], 0)
         self._flat_voids[held_at] |= np.where(
             self._shows_void[(self.follow + 1) * k + kind], self._colour_bits[self.follow + 1], 0)
-        self._trick_kind.reshape(-1)[held_at] = kind
-        self._trick_face.reshape(-1)[held_at] = code
+        self._flat_trick_kind[held_at] = kind
+        self._flat_trick_face[held_at] = code
         self.follow = (self._follow_after[(self.follow + 1) * k + kind] if self._rolled
                        else self._lead_follow[kind])  # R9
         # R10, incrementally: the symbols seen, the last of each, the best number so far
@@ -391,11 +400,10 @@ class VectorGame:
         phase = self.phase
         in_round = phase is not Phase.OVER  # a finished game shows no round in play
         in_trick = phase in (Phase.PLAY, Phase.ROLL)
-        size = 8 + 5 + 2 * k + 9 * p + k + 1 + (k + 6) * p + k * p
-        out = np.zeros((n, size), dtype=np.float32)
+        out = np.zeros((n, vector_size(p, k)), dtype=np.float32)
         out[:, self.round_no - 1] = 1.0
-        out[:, 8 + int(phase)] = 1.0
-        at = 13
+        out[:, MAX_ROUNDS + int(phase)] = 1.0
+        at = MAX_ROUNDS + PHASES
         own = self.hands[rows, me]
         out[:, at:at + k] = own
         # not seen: the set less its own dice and the dice rolled (drawn, no longer held)
@@ -408,7 +416,7 @@ class VectorGame:
             seat = (me + j) % p
             bid = self.bids[rows, seat]
             seen = (bid >= 0) & (all_in | (j == 0))
-            block = out[:, at:at + 9]
+            block = out[:, at:at + SEAT_FEATURES]
             block[:, 0] = self.hands[rows, seat].sum(axis=1)
             block[:, 1] = bid >= 0
             block[:, 2] = np.where(seen, bid, 0)
@@ -418,11 +426,11 @@ class VectorGame:
             block[:, 6] = acting & (self.current == seat)
             block[:, 7] = in_trick & (self.leader == seat)
             block[:, 8] = self.starter == seat
-            at += 9
+            at += SEAT_FEATURES
         follow = self.follow if in_trick else np.full(n, -1, dtype=np.int64)
         out[rows, at + follow + 1] = 1.0
         at += k + 1
-        block_size = k + 6
+        block_size = k + ROLL_FEATURES
         if in_trick:
             for s in range(p):
                 kind, code = self._trick_kind[:, s], self._trick_face[:, s]
