@@ -482,8 +482,7 @@ class _Reader:
         if len(trick) < self.n and not is_last:
             raise InvalidRecordError(
                 f"this trick has {_count(len(trick), 'roll', 'rolls')} for {self.n} players and "
-                "is not the last "
-                "of the record (R8)", "R8", r, t)
+                "is not the last of the record (R8)", "R8", r, t)
 
 
 # -- summary ------------------------------------------------------------------------------
