@@ -1,3 +1,5 @@
+import { locale } from "./i18n.js";
+
 // A tiny DOM builder: h("button", {class: "x", onclick}, "text", child...). Text children
 // become text nodes, so whatever a person typed (a name, a chat line) is shown literally.
 export function h(tag, attrs, ...children) {
@@ -45,6 +47,14 @@ export function replace(el, ...children) {
  * a row otherwise swap places, and one takes the comma and the words around it along. */
 export function nameList(names) {
   return names.map(isolated).join(", ");
+}
+
+/** "Ana and Ben", "Ana, Ben und Cleo": names joined as the page's language joins them,
+ * each isolated (see nameList). */
+export function andList(names) {
+  const isolatedNames = names.map(isolated);
+  try { return new Intl.ListFormat(locale(), { style: "long", type: "conjunction" }).format(isolatedNames); }
+  catch (err) { return isolatedNames.join(", "); }
 }
 
 /** One name isolated from the text around it (see nameList). */

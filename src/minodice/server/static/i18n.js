@@ -53,6 +53,12 @@ export function word(name) {
   return /^\d+$/.test(String(name)) ? String(name) : _(String(name));
 }
 
+/** The page's language as this browser writes it (en-GB, not the American en, for a
+ * British reader's dates), for dates and lists. */
+export function locale() {
+  return (navigator.languages || [navigator.language || lang]).find((l) => String(l).slice(0, 2).toLowerCase() === lang) || lang;
+}
+
 export function capital(text) {
   return text ? text[0].toLocaleUpperCase(lang) + text.slice(1) : text;
 }

@@ -3,25 +3,14 @@
 // rounds can be corrected. Games stay on this device (local storage) and the page works
 // offline. Export/import format: docs/PAD.md.
 import { store } from "./api.js";
-import { h, isolated, keepFocus, replace, say } from "./dom.js";
-import { _, capital, lang, word } from "./i18n.js";
+import { andList, h, keepFocus, replace, say } from "./dom.js";
+import { _, capital, lang, locale, word } from "./i18n.js";
 import { EDITIONS, MAX_PLAYERS, MIN_PLAYERS } from "/meta.js";
 import { ROUNDS, bonusValue, checkRound, maxGriffins, ranking, scoreGame } from "./pad-score.js";
 
 // The editions by name: title and symbols (by role), from the server (/meta.js).
 const EDITION = Object.fromEntries(EDITIONS.map((e) => [e.name, e]));
 
-// The page's language as this browser writes it (en-GB, not the American en, for a
-// British reader's dates), for dates and lists.
-function locale() {
-  return (navigator.languages || [navigator.language || lang]).find((l) => String(l).slice(0, 2).toLowerCase() === lang) || lang;
-}
-// "Ana and Ben", "Ana, Ben und Cleo": each name isolated (see dom.js's nameList).
-function andList(names) {
-  const isolatedNames = names.map(isolated);
-  try { return new Intl.ListFormat(locale(), { style: "long", type: "conjunction" }).format(isolatedNames); }
-  catch (err) { return isolatedNames.join(", "); }
-}
 function dateText(time) {
   try { return new Date(time).toLocaleDateString(locale(), { dateStyle: "medium" }); }
   catch (err) { return new Date(time).toLocaleDateString(lang); }
